@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-veil IV generation.
+ *
+ * Each encryption sector gets an IV made from its sector number, in the
+ * same byte layout as dm-crypt's generators of the same name, so that a
+ * volume reads back through either target. ESSIV is left to the kernel's
+ * essiv template: the IV handed to it is plain64 and the template encrypts
+ * it with the hash of the volume key.
+ */
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <asm/unaligned.h>
+
+#include "dm-veil.h"
+
+struct veil_iv_type {
+	const char *name;
+	enum veil_iv_mode mode;
+	bool needs_opts;
+};
+
+static const struct veil_iv_type veil_iv_types[] = {
+	{ "null",	VEIL_IV_NULL,		false },
+	{ "plain",	VEIL_IV_PLAIN,		false },
+	{ "plain64",	VEIL_IV_PLAIN64,	false },
+	{ "plain64be",	VEIL_IV_PLAIN64BE,	false },
+	{ "essiv",	VEIL_IV_ESSIV,		true },
+};
+
+/**
+ * veil_iv_parse() - look up an IV generator by name
+ * @name: the IV part of a cipher spec ("plain64", "essiv", ...).
+ * @opts: the text after ':' in the IV part, or NULL.
+ * @mode: set to the generator on success.
+ * @error: set to a message naming the problem on failure.
+ *
+ * Return: 0, or -EINVAL for an unknown generator or missing/extra options.
+ */
+int veil_iv_parse(const char *name, const char *opts, enum veil_iv_mode *mode,
+		  char **error)
+{
+	const struct veil_iv_type *t;
+
+	for (t = veil_iv_types; t < veil_iv_types + ARRAY_SIZE(veil_iv_types); t++) {
+		if (strcmp(name, t->name))
+			continue;
+		if (t->needs_opts && (!opts || !*opts)) {
+			*error = "Digest algorithm missing for ESSIV mode";
+			return -EINVAL;
+		}
+		if (!t->needs_opts && opts) {
+			*error = "IV mode takes no options";
+			return -EINVAL;
+		}
+		*mode = t->mode;
+		return 0;
+	}
+	*error = "Invalid IV mode";
+	return -EINVAL;
+}
+
+/**
+ * veil_iv_cipher_api() - the Crypto API name of a cipher with its IV mode
+ * @mode: the IV generator.
+ * @base: the cipher's own Crypto API name ("xts(aes)", "cbc(serpent)").
+ * @opts: IV options (the ESSIV hash), or NULL.
+ * @api: buffer for the name.
+ * @len: size of @api.
+ *
+ * Return: 0, or -ENAMETOOLONG if the name does not fit.
+ */
+int veil_iv_cipher_api(enum veil_iv_mode mode, const char *base,
+		       const char *opts, char *api, size_t len)
+{
+	int n;
+
+	if (mode == VEIL_IV_ESSIV)
+		n = snprintf(api, len, "essiv(%s,%s)", base, opts);
+	else
+		n = snprintf(api, len, "%s", base);
+
+	return n < 0 || n >= len ? -ENAMETOOLONG : 0;
+}
+
+/**
+ * veil_iv_gen() - make the IV of one encryption sector
+ * @vc: the target; gives the IV mode and size.
+ * @iv: buffer of vc->iv_size bytes.
+ * @sector: IV sector number (iv_offset applied, scaled for iv_large_sectors).
+ */
+void veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector)
+{
+	memset(iv, 0, vc->iv_size);
+
+	switch (vc->iv_mode) {
+	case VEIL_IV_NULL:
+		break;
+	case VEIL_IV_PLAIN:
+		put_unaligned_le32(sector & 0xffffffff, iv);
+		break;
+	case VEIL_IV_PLAIN64:
+	case VEIL_IV_ESSIV:
+		put_unaligned_le64(sector, iv);
+		break;
+	case VEIL_IV_PLAIN64BE:
+		put_unaligned_be64(sector, iv + vc->iv_size - sizeof(u64));
+		break;
+	}
+}

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-veil keys: hex keys from the table line and logon/user keys from the
+ * kernel keyring, loading them into the cipher, wiping them.
+ *
+ * A key given as ":<size>:<type>:<description>" never appears in the
+ * table; status prints the reference back instead of the bytes. Every
+ * buffer that held key bytes is wiped before it is freed, and the hex text
+ * of the table line or message is overwritten once it is decoded.
+ */
+#include <linux/key.h>
+#include <linux/kernel.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <keys/user-type.h>
+
+#include "dm-veil.h"
+
+/**
+ * veil_key_free() - wipe and free a key
+ * @key: the key; left empty and invalid.
+ */
+void veil_key_free(struct veil_key *key)
+{
+	kfree_sensitive(key->bytes);
+	kfree(key->ref);
+	key->bytes = NULL;
+	key->ref = NULL;
+	key->size = 0;
+	key->valid = false;
+}
+
+static int veil_key_from_hex(struct veil_key *key, char *hex,
+			     char **error)
+{
+	size_t len = strlen(hex);
+	int ret = 0;
+
+	if (!len || !strcmp(hex, "-")) {
+		*error = "Cipher needs a key";
+		return -EINVAL;
+	}
+	if (len & 1) {
+		*error = "Odd number of hex digits in key";
+		ret = -EINVAL;
+		goto wipe;
+	}
+	if (len / 2 > VEIL_MAX_KEY_SIZE) {
+		*error = "Key too long";
+		ret = -EINVAL;
+		goto wipe;
+	}
+
+	key->size = len / 2;
+	key->bytes = kmalloc(key->size, GFP_KERNEL);
+	if (!key->bytes) {
+		*error = "Cannot allocate key";
+		ret = -ENOMEM;
+		goto wipe;
+	}
+	if (hex2bin(key->bytes, hex, key->size)) {
+		*error = "Key is not hexadecimal";
+		ret = -EINVAL;
+	}
+wipe:
+	memset(hex, '0', len);
+	return ret;
+}
+
+/* Copy the payload of a logon or user key; called with key->sem held. */
+static int veil_key_copy_payload(struct veil_key *dst, struct key *src,
+				 char **error)
+{
+	const struct user_key_payload *payload = user_key_payload_locked(src);
+
+	if (!payload) {
+		*error = "Keyring key revoked";
+		return -EKEYREVOKED;
+	}
+	if (payload->datalen != dst->size) {
+		*error = "Keyring key size does not match the table";
+		return -EINVAL;
+	}
+	dst->bytes = kmemdup(payload->data, dst->size, GFP_KERNEL);
+	if (!dst->bytes) {
+		*error = "Cannot allocate key";
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int veil_key_from_keyring(struct veil_key *key, const char *str,
+				 char **error)
+{
+	char *buf, *p, *size, *type_name;
+	struct key_type *type;
+	struct key *kr;
+	int ret = -EINVAL;
+
+	buf = kstrdup(str + 1, GFP_KERNEL);
+	if (!buf) {
+		*error = "Cannot allocate key";
+		return -ENOMEM;
+	}
+	p = buf;
+	size = strsep(&p, ":");
+	type_name = strsep(&p, ":");
+	if (kstrtouint(size, 10, &key->size) || !key->size ||
+	    key->size > VEIL_MAX_KEY_SIZE) {
+		*error = "Invalid keyring key size";
+		goto out;
+	}
+	if (!type_name || !p || !*p) {
+		*error = "Invalid keyring key reference";
+		goto out;
+	}
+	if (!strcmp(type_name, "logon")) {
+		type = &key_type_logon;
+	} else if (!strcmp(type_name, "user")) {
+		type = &key_type_user;
+	} else {
+		*error = "Unsupported keyring key type";
+		goto out;
+	}
+
+	kr = request_key(type, p, NULL);
+	if (IS_ERR(kr)) {
+		*error = "Keyring key not found";
+		ret = PTR_ERR(kr);
+		goto out;
+	}
+	down_read(&kr->sem);
+	ret = veil_key_copy_payload(key, kr, error);
+	up_read(&kr->sem);
+	key_put(kr);
+	if (ret)
+		goto out;
+
+	key->ref = kasprintf(GFP_KERNEL, "%s:%s", type_name, p);
+	if (!key->ref) {
+		*error = "Cannot allocate key";
+		ret = -ENOMEM;
+	}
+out:
+	kfree(buf);
+	return ret;
+}
+
+/**
+ * veil_key_set() - decode a key and load it into the cipher
+ * @vc: the target. A key of a different size than the current one is
+ *	refused once the target has a key.
+ * @str: hex digits, or ":<size>:<logon|user>:<description>"; hex digits
+ *	are overwritten with '0' once decoded.
+ * @error: set to a message naming the problem on failure.
+ *
+ * On success the new key replaces the old one. On a failed setkey the
+ * target is left without a valid key, so that resume is refused.
+ *
+ * Return: 0 or a negative errno.
+ */
+int veil_key_set(struct veil_c *vc, char *str, char **error)
+{
+	struct veil_key key = { };
+	int ret;
+
+	if (str[0] == ':')
+		ret = veil_key_from_keyring(&key, str, error);
+	else
+		ret = veil_key_from_hex(&key, str, error);
+	if (ret)
+		goto fail;
+
+	if (vc->key.size && key.size != vc->key.size) {
+		*error = "Key size differs from the table's";
+		ret = -EINVAL;
+		goto fail;
+	}
+
+	vc->key.valid = false;
+	ret = crypto_skcipher_setkey(vc->tfm, key.bytes, key.size);
+	if (ret) {
+		*error = "Key size not supported by cipher";
+		goto fail;
+	}
+
+	veil_key_free(&vc->key);
+	vc->key = key;
+	vc->key.valid = true;
+	return 0;
+fail:
+	veil_key_free(&key);
+	return ret;
+}
+
+/**
+ * veil_key_wipe() - drop the key from the cipher and from memory
+ * @vc: the target; must be suspended.
+ *
+ * The cipher is rekeyed with random bytes so that it no longer holds the
+ * volume key, and the stored key is zeroed. The key size is kept, so that
+ * "key set" can load a new key of the same size.
+ */
+void veil_key_wipe(struct veil_c *vc)
+{
+	struct veil_key *key = &vc->key;
+
+	key->valid = false;
+	kfree(key->ref);
+	key->ref = NULL;
+	if (!key->bytes)
+		return;
+	get_random_bytes(key->bytes, key->size);
+	/* A random key of the right size is accepted by every supported cipher. */
+	crypto_skcipher_setkey(vc->tfm, key->bytes, key->size);
+	memzero_explicit(key->bytes, key->size);
+}
+
+/**
+ * veil_key_emit() - print the key field of the table line
+ * @key: the key.
+ * @result: output buffer.
+ * @maxlen: size of @result.
+ *
+ * Prints ":<size>:<type>:<description>" for a keyring key and the hex
+ * digits otherwise (zeros after a wipe, as dm-crypt does).
+ *
+ * Return: the number of characters written.
+ */
+unsigned int veil_key_emit(const struct veil_key *key, char *result,
+			   unsigned int maxlen)
+{
+	unsigned int i, sz = 0;
+
+	if (key->ref) {
+		DMEMIT(":%u:%s", key->size, key->ref);
+		return sz;
+	}
+	for (i = 0; i < key->size; i++)
+		DMEMIT("%02x", key->bytes[i]);
+	return sz;
+}

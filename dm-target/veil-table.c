@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-veil table-line parsing: the cipher spec and the optional features.
+ *
+ * The syntax is dm-crypt's, so that a table line written for one target
+ * maps the same bytes through the other:
+ *
+ *   cipher[:keycount]-chainmode-ivmode[:ivopts]    (keycount must be 1)
+ *   capi:<crypto API name>-ivmode[:ivopts]
+ *   [<#opts> allow_discards sector_size:<bytes> iv_large_sectors]
+ */
+#include <linux/crypto.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <crypto/hash.h>
+
+#include "dm-veil.h"
+
+#define VEIL_CAPI_PREFIX	"capi:"
+#define VEIL_XTS_BLOCK_SIZE	16
+
+static const char * const veil_chainmodes[] = { "xts", "ctr", "cbc" };
+
+static bool veil_chainmode_known(const char *mode)
+{
+	return match_string(veil_chainmodes, ARRAY_SIZE(veil_chainmodes),
+			    mode) >= 0;
+}
+
+/*
+ * Find out why "chainmode(cipher)" could not be allocated, so that the
+ * table line is refused with a message that names the bad part: an unknown
+ * cipher, a 64-bit block cipher under XTS, or an unknown ESSIV hash.
+ */
+static char *veil_tfm_error(const char *cipher, const char *mode,
+			    enum veil_iv_mode iv_mode, const char *ivopts)
+{
+	char probe[CRYPTO_MAX_ALG_NAME];
+	struct crypto_skcipher *tfm;
+	unsigned int bsize;
+
+	if (!cipher)
+		return "Error allocating crypto tfm";
+
+	snprintf(probe, sizeof(probe), "ecb(%s)", cipher);
+	tfm = crypto_alloc_skcipher(probe, 0, 0);
+	if (IS_ERR(tfm))
+		return "Unknown cipher";
+	bsize = crypto_skcipher_blocksize(tfm);
+	crypto_free_skcipher(tfm);
+
+	if (!strcmp(mode, "xts") && bsize != VEIL_XTS_BLOCK_SIZE)
+		return "XTS needs a cipher with a 128-bit block";
+	if (iv_mode == VEIL_IV_ESSIV && !crypto_has_ahash(ivopts, 0, 0))
+		return "Unknown ESSIV digest algorithm";
+	return "Error allocating crypto tfm";
+}
+
+/**
+ * veil_parse_cipher() - parse a cipher spec and allocate its transform
+ * @ti: the target; ti->error is set on failure.
+ * @vc: receives the cipher string, transform, IV mode and IV size.
+ * @spec: the cipher field of the table line.
+ *
+ * Return: 0 or a negative errno.
+ */
+int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
+		      const char *spec)
+{
+	char base[CRYPTO_MAX_ALG_NAME], api[CRYPTO_MAX_ALG_NAME];
+	char *buf, *tmp, *cipher = NULL, *mode = NULL, *keycount, *iv, *ivopts;
+	struct crypto_skcipher *tfm;
+	int ret;
+
+	vc->cipher_string = kstrdup(spec, GFP_KERNEL);
+	buf = kstrdup(spec, GFP_KERNEL);
+	if (!vc->cipher_string || !buf) {
+		ti->error = "Cannot allocate cipher strings";
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	ret = -EINVAL;
+	if (strstarts(buf, VEIL_CAPI_PREFIX)) {
+		tmp = buf + strlen(VEIL_CAPI_PREFIX);
+		/* The hash in ivopts may itself contain '-': split at the last ':'. */
+		ivopts = strrchr(tmp, ':');
+		if (ivopts)
+			*ivopts++ = '\0';
+		iv = strrchr(tmp, '-');
+		if (iv)
+			*iv++ = '\0';
+		if (!*tmp || strscpy(base, tmp, sizeof(base)) < 0) {
+			ti->error = "Bad cipher specification";
+			goto out;
+		}
+	} else {
+		if (strchr(buf, '(')) {
+			ti->error = "Bad cipher specification";
+			goto out;
+		}
+		tmp = buf;
+		cipher = strsep(&tmp, "-");
+		mode = strsep(&tmp, "-");
+		iv = strsep(&tmp, ":");
+		ivopts = tmp;
+
+		keycount = strchr(cipher, ':');
+		if (keycount) {
+			*keycount++ = '\0';
+			if (strcmp(keycount, "1")) {
+				ti->error = "Bad cipher key count specification";
+				goto out;
+			}
+		}
+		if (!*cipher) {
+			ti->error = "Bad cipher specification";
+			goto out;
+		}
+		/* dm-crypt's original format: a bare cipher means cbc-plain. */
+		if (!mode || (!strcmp(mode, "plain") && !iv)) {
+			mode = "cbc";
+			iv = "plain";
+		}
+		if (!veil_chainmode_known(mode)) {
+			ti->error = "Unsupported cipher mode";
+			goto out;
+		}
+		if (snprintf(base, sizeof(base), "%s(%s)", mode, cipher) >=
+		    sizeof(base)) {
+			ti->error = "Bad cipher specification";
+			goto out;
+		}
+	}
+
+	if (!iv || !*iv) {
+		ti->error = "IV mechanism required";
+		goto out;
+	}
+	ret = veil_iv_parse(iv, ivopts, &vc->iv_mode, &ti->error);
+	if (ret)
+		goto out;
+	if (mode && !strcmp(mode, "ctr") && vc->iv_mode == VEIL_IV_NULL) {
+		ti->error = "IV null repeats one keystream on every sector in CTR mode";
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = veil_iv_cipher_api(vc->iv_mode, base, ivopts, api, sizeof(api));
+	if (ret) {
+		ti->error = "Bad cipher specification";
+		goto out;
+	}
+
+	tfm = crypto_alloc_skcipher(api, 0, 0);
+	if (IS_ERR(tfm)) {
+		ret = PTR_ERR(tfm);
+		ti->error = veil_tfm_error(cipher, mode, vc->iv_mode, ivopts);
+		goto out;
+	}
+	vc->tfm = tfm;
+	vc->iv_size = crypto_skcipher_ivsize(tfm);
+	if (vc->iv_size > VEIL_MAX_IV_SIZE ||
+	    (vc->iv_mode != VEIL_IV_NULL && vc->iv_size < sizeof(u64))) {
+		ti->error = "IV size of cipher not supported";
+		ret = -EINVAL;
+	}
+out:
+	kfree(buf);
+	return ret;
+}
+
+static int veil_parse_sector_size(struct dm_target *ti, struct veil_c *vc,
+				  const char *val)
+{
+	unsigned int size;
+	char dummy;
+
+	if (sscanf(val, "%u%c", &size, &dummy) != 1 || size < SECTOR_SIZE ||
+	    size > VEIL_MAX_SECTOR_SIZE || !is_power_of_2(size)) {
+		ti->error = "Invalid feature value for sector_size";
+		return -EINVAL;
+	}
+	vc->sector_size = size;
+	vc->sector_shift = __ffs(size) - SECTOR_SHIFT;
+	if (ti->len & ((size >> SECTOR_SHIFT) - 1)) {
+		ti->error = "Device size is not multiple of sector_size feature";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * veil_parse_options() - parse the optional feature group of a table line
+ * @ti: the target; ti->error is set on failure.
+ * @vc: receives sector size and flags.
+ * @argc: number of arguments from the feature count on.
+ * @argv: the feature count followed by the features.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int veil_parse_options(struct dm_target *ti, struct veil_c *vc,
+		       unsigned int argc, char **argv)
+{
+	static const struct dm_arg group[] = {
+		{ 0, VEIL_MAX_OPTS, "Invalid number of feature args" },
+	};
+	struct dm_arg_set as = { .argc = argc, .argv = argv };
+	const char *opt;
+	unsigned int n;
+	int ret;
+
+	vc->sector_size = SECTOR_SIZE;
+	vc->sector_shift = 0;
+	if (!argc)
+		return 0;
+
+	ret = dm_read_arg_group(group, &as, &n, &ti->error);
+	if (ret)
+		return ret;
+
+	while (n--) {
+		opt = dm_shift_arg(&as);
+		if (!strcasecmp(opt, VEIL_OPT_ALLOW_DISCARDS)) {
+			ti->num_discard_bios = 1;
+		} else if (!strcasecmp(opt, VEIL_OPT_IV_LARGE_SECTORS)) {
+			vc->iv_large_sectors = true;
+		} else if (!strncasecmp(opt, VEIL_OPT_SECTOR_SIZE ":",
+					strlen(VEIL_OPT_SECTOR_SIZE ":"))) {
+			ret = veil_parse_sector_size(ti, vc, opt +
+					strlen(VEIL_OPT_SECTOR_SIZE ":"));
+			if (ret)
+				return ret;
+		} else {
+			ti->error = "Invalid feature arguments";
+			return -EINVAL;
+		}
+	}
+
+	if (as.argc) {
+		ti->error = "Unexpected arguments after the features";
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-veil: device-mapper block encryption target.
+ *
+ * This file is the device-mapper glue: construction and teardown, map,
+ * status, messages and queue limits. The table line is dm-crypt's:
+ *
+ *   <cipher> <key> <iv_offset> <dev_path> <start> [<#opt_params> <opts>...]
+ *
+ * See docs/table-line.md for every field.
+ */
+#include <linux/blkdev.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "dm-veil.h"
+
+#define VEIL_FIXED_ARGS	5
+
+static void veil_dtr(struct dm_target *ti)
+{
+	struct veil_c *vc = ti->private;
+
+	if (!vc)
+		return;
+	veil_crypt_exit(vc);
+	if (vc->tfm)
+		crypto_free_skcipher(vc->tfm);
+	veil_key_free(&vc->key);
+	if (vc->dev)
+		dm_put_device(ti, vc->dev);
+	kfree(vc->cipher_string);
+	kfree(vc);
+	ti->private = NULL;
+}
+
+static int veil_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	unsigned long long tmpll;
+	struct veil_c *vc;
+	char dummy;
+	int ret;
+
+	if (argc < VEIL_FIXED_ARGS) {
+		ti->error = "Not enough arguments";
+		return -EINVAL;
+	}
+
+	vc = kzalloc(sizeof(*vc), GFP_KERNEL);
+	if (!vc) {
+		ti->error = "Cannot allocate veil context";
+		return -ENOMEM;
+	}
+	ti->private = vc;
+
+	/* Features first: sector_size decides what the other fields may be. */
+	ret = veil_parse_options(ti, vc, argc - VEIL_FIXED_ARGS,
+				 argv + VEIL_FIXED_ARGS);
+	if (ret)
+		goto bad;
+
+	ret = veil_parse_cipher(ti, vc, argv[0]);
+	if (ret)
+		goto bad;
+
+	ret = veil_key_set(vc, argv[1], &ti->error);
+	if (ret)
+		goto bad;
+
+	ret = -EINVAL;
+	if (sscanf(argv[2], "%llu%c", &tmpll, &dummy) != 1 ||
+	    (tmpll & ((vc->sector_size >> SECTOR_SHIFT) - 1))) {
+		ti->error = "Invalid iv_offset sector";
+		goto bad;
+	}
+	vc->iv_offset = tmpll;
+
+	ret = dm_get_device(ti, argv[3], dm_table_get_mode(ti->table), &vc->dev);
+	if (ret) {
+		ti->error = "Device lookup failed";
+		goto bad;
+	}
+
+	ret = -EINVAL;
+	if (sscanf(argv[4], "%llu%c", &tmpll, &dummy) != 1 ||
+	    tmpll != (sector_t)tmpll) {
+		ti->error = "Invalid device sector";
+		goto bad;
+	}
+	vc->start = tmpll;
+	if (vc->start + ti->len < vc->start ||
+	    vc->start + ti->len > bdev_nr_sectors(vc->dev->bdev)) {
+		ti->error = "Device too small for offset and length";
+		goto bad;
+	}
+
+	ret = veil_crypt_init(ti, vc);
+	if (ret)
+		goto bad;
+
+	ti->num_flush_bios = 1;
+	return 0;
+bad:
+	veil_dtr(ti);
+	return ret;
+}
+
+static int veil_map(struct dm_target *ti, struct bio *bio)
+{
+	struct veil_c *vc = ti->private;
+	sector_t sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+
+	/*
+	 * Flushes and discards carry no data to transform. dm core has no
+	 * write of ours in flight when it sends a flush; a discard is ordered
+	 * against writes only by the caller's own flushes.
+	 */
+	if (unlikely(bio->bi_opf & REQ_PREFLUSH ||
+		     bio_op(bio) == REQ_OP_DISCARD)) {
+		bio_set_dev(bio, vc->dev->bdev);
+		if (bio_sectors(bio))
+			bio->bi_iter.bi_sector = vc->start + sector;
+		return DM_MAPIO_REMAPPED;
+	}
+
+	/* A write's ciphertext must fit in one bio of pool pages. */
+	if (bio_data_dir(bio) == WRITE &&
+	    bio->bi_iter.bi_size > (BIO_MAX_VECS << PAGE_SHIFT))
+		dm_accept_partial_bio(bio, (BIO_MAX_VECS << PAGE_SHIFT) >>
+				      SECTOR_SHIFT);
+
+	if (unlikely((sector | bio_sectors(bio)) &
+		     ((vc->sector_size >> SECTOR_SHIFT) - 1)))
+		return DM_MAPIO_KILL;
+
+	return veil_crypt_map(vc, bio, sector);
+}
+
+static unsigned int veil_emit_features(struct dm_target *ti, char *result,
+				       unsigned int maxlen)
+{
+	struct veil_c *vc = ti->private;
+	unsigned int sz = 0;
+	int n;
+
+	n = !!ti->num_discard_bios + (vc->sector_size != SECTOR_SIZE) +
+	    vc->iv_large_sectors;
+	if (!n)
+		return 0;
+
+	DMEMIT(" %d", n);
+	if (ti->num_discard_bios)
+		DMEMIT(" " VEIL_OPT_ALLOW_DISCARDS);
+	if (vc->sector_size != SECTOR_SIZE)
+		DMEMIT(" " VEIL_OPT_SECTOR_SIZE ":%u", vc->sector_size);
+	if (vc->iv_large_sectors)
+		DMEMIT(" " VEIL_OPT_IV_LARGE_SECTORS);
+	return sz;
+}
+
+static void veil_status(struct dm_target *ti, status_type_t type,
+			unsigned int status_flags, char *result,
+			unsigned int maxlen)
+{
+	struct veil_c *vc = ti->private;
+	unsigned int sz = 0;
+
+	switch (type) {
+	case STATUSTYPE_INFO:
+		result[0] = '\0';
+		break;
+
+	case STATUSTYPE_TABLE:
+		DMEMIT("%s ", vc->cipher_string);
+		sz += veil_key_emit(&vc->key, result + sz, maxlen - sz);
+		DMEMIT(" %llu %s %llu", vc->iv_offset, vc->dev->name,
+		       (unsigned long long)vc->start);
+		sz += veil_emit_features(ti, result + sz, maxlen - sz);
+		break;
+
+	case STATUSTYPE_IMA:
+		DMEMIT_TARGET_NAME_VERSION(ti->type);
+		DMEMIT(",cipher_string=%s,key_size=%u,allow_discards=%c",
+		       vc->cipher_string, vc->key.size,
+		       ti->num_discard_bios ? 'y' : 'n');
+		DMEMIT(",sector_size=%u,iv_large_sectors=%c;", vc->sector_size,
+		       vc->iv_large_sectors ? 'y' : 'n');
+		break;
+	}
+}
+
+/*
+ * Messages, accepted only while the device is suspended:
+ *   key set <hex key | :<size>:<logon|user>:<description>>
+ *   key wipe
+ * The new key must have the table's key size. After "key wipe", resume is
+ * refused until "key set" has loaded a key.
+ */
+static int veil_message(struct dm_target *ti, unsigned int argc, char **argv,
+			char *result, unsigned int maxlen)
+{
+	struct veil_c *vc = ti->private;
+	char *error;
+	int ret;
+
+	if (argc < 2 || strcasecmp(argv[0], "key"))
+		goto invalid;
+
+	if (!dm_suspended(ti)) {
+		DMWARN("key messages need a suspended device");
+		return -EINVAL;
+	}
+
+	if (argc == 3 && !strcasecmp(argv[1], "set")) {
+		ret = veil_key_set(vc, argv[2], &error);
+		if (ret)
+			DMWARN("key set: %s", error);
+		return ret;
+	}
+	if (argc == 2 && !strcasecmp(argv[1], "wipe")) {
+		veil_key_wipe(vc);
+		return 0;
+	}
+invalid:
+	DMWARN("unrecognised message received");
+	return -EINVAL;
+}
+
+static int veil_preresume(struct dm_target *ti)
+{
+	struct veil_c *vc = ti->private;
+
+	if (!vc->key.valid) {
+		DMERR("aborting resume: no key is set");
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+static int veil_iterate_devices(struct dm_target *ti,
+				iterate_devices_callout_fn fn, void *data)
+{
+	struct veil_c *vc = ti->private;
+
+	return fn(ti, vc->dev, vc->start, ti->len, data);
+}
+
+static void veil_io_hints(struct dm_target *ti, struct queue_limits *limits)
+{
+	struct veil_c *vc = ti->private;
+
+	limits->logical_block_size = max_t(unsigned int,
+					   limits->logical_block_size,
+					   vc->sector_size);
+	limits->physical_block_size = max_t(unsigned int,
+					    limits->physical_block_size,
+					    vc->sector_size);
+	limits->io_min = max_t(unsigned int, limits->io_min, vc->sector_size);
+}
+
+static struct target_type veil_target = {
+	.name = "veil",
+	.version = { 1, 0, 0 },
+	.module = THIS_MODULE,
+	.ctr = veil_ctr,
+	.dtr = veil_dtr,
+	.map = veil_map,
+	.status = veil_status,
+	.message = veil_message,
+	.preresume = veil_preresume,
+	.iterate_devices = veil_iterate_devices,
+	.io_hints = veil_io_hints,
+};
+
+static int __init dm_veil_init(void)
+{
+	return dm_register_target(&veil_target);
+}
+
+static void __exit dm_veil_exit(void)
+{
+	dm_unregister_target(&veil_target);
+}
+
+module_init(dm_veil_init);
+module_exit(dm_veil_exit);
+
+MODULE_AUTHOR("dm-veil developers");
+MODULE_DESCRIPTION(DM_NAME " target for transparent block encryption, dm-crypt compatible");
+MODULE_LICENSE("GPL");
