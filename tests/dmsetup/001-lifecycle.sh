@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# dmsetup scripting on a loop file: create, table, status, suspend, resume,
+# reload with a new length, key wipe/set messages, remove, module unload.
+. "$(dirname "$0")/../lib.sh"
+requires root
+requires module loop
+veil_load
+
+mkloop 16M
+dev=$LOOP
+key=$(randhex 64)
+line="0 16384 veil aes-xts-plain64 $key 7 $(majmin "$dev") 0"
+dm_create vt "$line"
+
+[ "$(dmsetup table --showkeys vt)" = "$line" ] || fail "table: $(dmsetup table --showkeys vt)"
+# The printed line is accepted unchanged.
+dmsetup reload vt --table "$(dmsetup table --showkeys vt)"
+dmsetup resume vt
+dmsetup status vt | grep -q '^0 16384 veil' || fail "status: $(dmsetup status vt)"
+
+plaintext "$WORK/data" $((1024 * 1024))
+write_direct "$WORK/data" /dev/mapper/vt
+same_data "$WORK/data" /dev/mapper/vt || fail "data does not read back"
+
+dmsetup suspend vt
+dmsetup info vt | grep -q SUSPENDED || fail "not suspended"
+dmsetup resume vt
+same_data "$WORK/data" /dev/mapper/vt || fail "data lost over suspend/resume"
+
+# Reload with a new length, then back.
+dmsetup reload vt --table "0 8192 veil aes-xts-plain64 $key 7 $dev 0"
+dmsetup resume vt
+[ "$(sectors /dev/mapper/vt)" = 8192 ] || fail "length after shrink: $(sectors /dev/mapper/vt)"
+same_data "$WORK/data" /dev/mapper/vt || fail "data lost over shrink"
+dmsetup reload vt --table "$line"
+dmsetup resume vt
+[ "$(sectors /dev/mapper/vt)" = 16384 ] || fail "length after grow"
+
+# Key messages need a suspended device.
+expect_fail dmsetup message vt 0 key wipe
+dmsetup suspend vt
+expect_fail dmsetup message vt 0 key set "$(randhex 32)"	# wrong size
+expect_fail dmsetup message vt 0 key frobnicate
+expect_fail dmsetup message vt 0 frobnicate
+dmsetup message vt 0 key wipe
+zeros=$(printf '0%.0s' $(seq 128))
+dmsetup table --showkeys vt | grep -q " $zeros " || fail "key not wiped in table"
+expect_fail dmsetup resume vt
+dmsetup info vt | grep -q SUSPENDED || fail "resumed without a key"
+dmsetup message vt 0 key set "$(randhex 64)"
+dmsetup resume vt
+same_data "$WORK/data" /dev/mapper/vt && fail "wrong key gave the plaintext"
+dmsetup suspend vt
+dmsetup message vt 0 key set "$key"
+dmsetup resume vt
+same_data "$WORK/data" /dev/mapper/vt || fail "data does not read back after key set"
+
+dm_remove vt
+rmmod dm_veil || fail "module does not unload"
+veil_load

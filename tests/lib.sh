@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the in-guest tests. A test sources this file, says what it
+# needs with `requires`, registers nothing itself for cleanup: every device
+# and loop file made through these helpers is removed on exit, pass or fail.
+# Exit status: 0 pass, 77 skip, anything else fail.
+
+set -eu -o pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VEIL_KO=$TOP/dm-target/dm-veil.ko
+WORK=$(mktemp -d /tmp/veiltest.XXXXXX)
+_devs=() _loops=() _mounts=()
+
+cleanup() {
+	local i
+	set +e
+	for ((i = ${#_mounts[@]} - 1; i >= 0; i--)); do
+		umount "${_mounts[i]}" 2>/dev/null
+	done
+	for ((i = ${#_devs[@]} - 1; i >= 0; i--)); do
+		dmsetup info "${_devs[i]}" >/dev/null 2>&1 &&
+			dmsetup remove --retry "${_devs[i]}" >/dev/null 2>&1
+	done
+	for l in "${_loops[@]}"; do losetup -d "$l" 2>/dev/null; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+info() { echo "# $*"; }
+
+# requires root | module NAME | cmd NAME...
+requires() {
+	case "$1" in
+	root) [ "$(id -u)" = 0 ] || skip "needs root" ;;
+	module) shift; for m; do modprobe "$m" 2>/dev/null || skip "no module $m"; done ;;
+	cmd) shift; for c; do command -v "$c" >/dev/null || skip "no command $c"; done ;;
+	esac
+}
+
+veil_load() {
+	modprobe dm_mod
+	lsmod | grep -q '^dm_veil ' || insmod "$VEIL_KO"
+}
+
+# randhex BYTES: a random key in hex
+randhex() { head -c "$1" /dev/urandom | od -An -v -tx1 | tr -d ' \n'; }
+
+# mkloop SIZE: a loop device over a new sparse file in $WORK, in $LOOP
+mkloop() {
+	local f
+	modprobe loop
+	f=$(mktemp "$WORK/loop.XXXXXX")
+	truncate -s "$1" "$f"
+	LOOP=$(losetup -f --show "$f")
+	LOOP_FILE=$f
+	_loops+=("$LOOP")
+}
+
+# dm_create NAME TABLE: create a device (TABLE may have several lines),
+# remembered for cleanup
+dm_create() {
+	_devs+=("$1")
+	printf '%s\n' "$2" | dmsetup create "$1"
+}
+
+# majmin DEV: "major:minor", as tables print devices
+majmin() { lsblk -dno MAJ:MIN "$1" | tr -d ' '; }
+
+# dm_remove NAME
+dm_remove() { dmsetup remove --retry "$1"; }
+
+# track_mount DIR: unmount DIR on exit
+track_mount() { _mounts+=("$1"); }
+
+# expect_fail CMD...: CMD must fail
+expect_fail() {
+	if "$@" >/dev/null 2>&1; then fail "expected failure: $*"; fi
+}
+
+# kmsg_mark / kmsg_since: kernel messages logged after the mark
+kmsg_mark() { _kmsg=$(dmesg | wc -l); }
+kmsg_since() { dmesg | tail -n +"$((_kmsg + 1))"; }
+
+# sectors DEV: size in 512-byte sectors
+sectors() { blockdev --getsz "$1"; }
+
+# plaintext FILE BYTES: random data with a known marker every 64 KiB, so a
+# test can look for plaintext on the raw device
+PLAIN_MARKER=VEIL-PLAINTEXT-MARKER-3f9a1c
+plaintext() {
+	local i
+	head -c "$2" /dev/urandom > "$1"
+	for ((i = 0; i < $2; i += 65536)); do
+		printf '%s' "$PLAIN_MARKER" | dd of="$1" bs=1 seek="$i" conv=notrunc status=none
+	done
+}
+
+# no_plaintext DEV: the marker must not appear anywhere on DEV
+no_plaintext() {
+	if grep -qa "$PLAIN_MARKER" "$1"; then fail "plaintext found on $1"; fi
+}
+
+# write_direct FILE DEV [SEEK_BYTES]; read_direct DEV BYTES [SKIP_BYTES] > out
+write_direct() {
+	dd if="$1" of="$2" bs=4096 seek="$((${3:-0} / 4096))" oflag=direct conv=notrunc status=none
+}
+read_direct() {
+	dd if="$1" bs=4096 count="$(($2 / 4096))" skip="$((${3:-0} / 4096))" iflag=direct status=none
+}
+
+# same_data FILE DEV [SKIP_BYTES]: DEV holds FILE's bytes at SKIP_BYTES
+same_data() {
+	local n
+	n=$(stat -c %s "$1")
+	read_direct "$2" "$n" "${3:-0}" | cmp -s - "$1"
+}

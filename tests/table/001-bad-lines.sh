@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Every malformed table line of bad-lines.txt is refused with its own
+# message (as the kernel logs it), and no device is left mapped.
+. "$(dirname "$0")/../lib.sh"
+requires root
+requires module loop
+requires cmd keyctl
+veil_load
+
+mkloop 4M
+head -c 32 /dev/urandom | keyctl padd logon veiltest:bad @u >/dev/null
+k16=$(randhex 16) k32=$(randhex 32) k64=$(randhex 64)
+n=0 bad=0
+
+while IFS='|' read -r -u 3 msg line; do
+	case "$msg" in ''|'#'*) continue ;; esac
+	msg=$(echo "$msg" | sed 's/ *$//')
+	line=$(echo "$line" | sed -e 's/^ *//' -e "s|@K16@|$k16|g" -e "s|@K32@|$k32|g" \
+		-e "s|@K64@|$k64|g" -e "s|@DEV@|$LOOP|g")
+	n=$((n + 1))
+	kmsg_mark
+	if dmsetup create vt-bad --table "$line" >/dev/null 2>&1; then
+		echo "accepted: $line"
+		dmsetup remove vt-bad
+		bad=$((bad + 1))
+		continue
+	fi
+	if ! kmsg_since | grep -qF "veil: $msg ("; then
+		echo "wrong message for: $line"
+		echo "  want: $msg"
+		echo "  got:  $(kmsg_since | grep 'device-mapper: table' | head -1)"
+		bad=$((bad + 1))
+	fi
+	if dmsetup info vt-bad >/dev/null 2>&1; then
+		echo "device left behind after: $line"
+		dmsetup remove vt-bad
+		bad=$((bad + 1))
+	fi
+done 3< "$TOP/tests/table/bad-lines.txt"
+
+keyctl purge logon veiltest:bad >/dev/null
+info "$n malformed lines tried, $bad problems"
+[ "$n" -ge 30 ] || fail "only $n lines"
+[ "$bad" = 0 ] || fail "$bad of $n malformed lines not refused as they should be"
+# Every message the constructor can give for a table-line field is covered.
+refcnt=$(cat /sys/module/dm_veil/refcnt)
+[ "$refcnt" = 0 ] || fail "module reference count $refcnt after refused tables"
