@@ -19,9 +19,43 @@
 
 /* Table-line option strings, shared by the parser and the status output. */
 #define VEIL_OPT_ALLOW_DISCARDS		"allow_discards"
+#define VEIL_OPT_SAME_CPU		"same_cpu_crypt"
+#define VEIL_OPT_SUBMIT_FROM_CRYPT	"submit_from_crypt_cpus"
+#define VEIL_OPT_NO_READ_WQ		"no_read_workqueue"
+#define VEIL_OPT_NO_WRITE_WQ		"no_write_workqueue"
 #define VEIL_OPT_SECTOR_SIZE		"sector_size"
 #define VEIL_OPT_IV_LARGE_SECTORS	"iv_large_sectors"
-#define VEIL_MAX_OPTS			3
+#define VEIL_OPT_FANOUT_CHUNK		"fanout_chunk"
+#define VEIL_OPT_NO_FANOUT		"no_fanout"
+#define VEIL_OPT_NO_KS_AHEAD		"no_keystream_ahead"
+#define VEIL_MAX_OPTS			10
+
+/* Fan-out chunk size in bytes: default and limits. */
+#define VEIL_FANOUT_CHUNK_DEFAULT	(64 * 1024)
+#define VEIL_FANOUT_CHUNK_MIN		4096
+#define VEIL_FANOUT_CHUNK_MAX		(1024 * 1024)
+
+/**
+ * enum veil_flag - engine switches from the table line (bits of veil_c.flags)
+ * @VEIL_SAME_CPU: same_cpu_crypt: no fan-out, work stays on one CPU.
+ * @VEIL_SUBMIT_FROM_CRYPT: submit_from_crypt_cpus (always so in veil).
+ * @VEIL_NO_READ_WQ: no_read_workqueue: decrypt small reads in the completion.
+ * @VEIL_NO_WRITE_WQ: no_write_workqueue: encrypt writes only in map().
+ * @VEIL_NO_FANOUT: no_fanout: never split a request over CPUs.
+ * @VEIL_NO_KS_AHEAD: no_keystream_ahead: CTR reads decrypt after the I/O.
+ * @VEIL_CTR: the mode is CTR, so reads can use keystream-ahead.
+ * @VEIL_SYNC_TFM: the transform never completes asynchronously.
+ */
+enum veil_flag {
+	VEIL_SAME_CPU,
+	VEIL_SUBMIT_FROM_CRYPT,
+	VEIL_NO_READ_WQ,
+	VEIL_NO_WRITE_WQ,
+	VEIL_NO_FANOUT,
+	VEIL_NO_KS_AHEAD,
+	VEIL_CTR,
+	VEIL_SYNC_TFM,
+};
 
 /* Largest IV of any supported mode: one 128-bit cipher block. */
 #define VEIL_MAX_IV_SIZE		16
@@ -63,6 +97,28 @@ struct veil_key {
 };
 
 /**
+ * struct veil_stats - per-CPU counters, summed by status
+ * @bytes: bytes through the cipher, [0] decrypted, [1] encrypted.
+ * @reqs: bios completed, [0] reads, [1] writes.
+ * @cipher_ns: nanoseconds inside cipher calls, [0] decrypt, [1] encrypt.
+ * @chunks: chunks this CPU ran.
+ * @fanout: bios split over more than one worker.
+ * @ahead_hit: CTR reads whose keystream was ready when the device finished.
+ * @ahead_miss: CTR reads that waited for their keystream after the device.
+ * @ahead_skip: CTR reads that found no pages for a keystream buffer.
+ */
+struct veil_stats {
+	u64 bytes[2];
+	u64 reqs[2];
+	u64 cipher_ns[2];
+	u64 chunks;
+	u64 fanout;
+	u64 ahead_hit;
+	u64 ahead_miss;
+	u64 ahead_skip;
+};
+
+/**
  * struct veil_c - one veil target instance
  * @dev: the underlying (ciphertext) device.
  * @start: first sector of the mapping on @dev, in 512-byte sectors.
@@ -74,11 +130,17 @@ struct veil_key {
  * @sector_size: encryption sector size in bytes (512..4096).
  * @sector_shift: log2(@sector_size / 512).
  * @iv_large_sectors: IVs count @sector_size units, not 512-byte sectors.
+ * @flags: enum veil_flag bits.
+ * @fanout_chunk: bytes per chunk when a bio is split over CPUs.
  * @key: the volume key.
- * @page_pool: pages for the ciphertext of writes.
- * @bs: bios that carry ciphertext to @dev.
+ * @page_pool: pages for write ciphertext and CTR keystream.
+ * @bs: bios that carry ciphertext to @dev, and keystream page holders.
  * @alloc_lock: serialises page allocations that may wait on @page_pool.
- * @wq: the crypto workqueue.
+ * @req_pools: per-CPU pools of cipher requests for fan-out helpers.
+ * @req_size: size of one struct veil_req with its request context.
+ * @wq: per-CPU queue: work that stays on the CPU that queued it.
+ * @fanout_wq: unbound queue: fan-out helpers, run on whichever CPU is free.
+ * @stats: per-CPU counters.
  * @per_bio_data_size: size of struct veil_io plus the cipher request.
  */
 struct veil_c {
@@ -93,38 +155,88 @@ struct veil_c {
 	unsigned int sector_size;
 	unsigned int sector_shift;
 	bool iv_large_sectors;
+	unsigned long flags;
+	unsigned int fanout_chunk;
 
 	struct veil_key key;
 
 	mempool_t page_pool;
 	struct bio_set bs;
-	struct mutex alloc_lock;	/* see veil_alloc_clone() */
+	struct mutex alloc_lock;	/* see veil_alloc_pages() */
+	mempool_t __percpu *req_pools;
+	unsigned int req_size;
 	struct workqueue_struct *wq;
+	struct workqueue_struct *fanout_wq;
+	struct veil_stats __percpu *stats;
 	unsigned int per_bio_data_size;
+};
+
+/**
+ * enum veil_job_kind - what the chunks of a bio do
+ * @VEIL_JOB_WRITE: encrypt the bio's data into the ciphertext bio.
+ * @VEIL_JOB_READ: decrypt the bio's data in place.
+ * @VEIL_JOB_KEYSTREAM: CTR keystream of the bio's sectors, during the read.
+ */
+enum veil_job_kind {
+	VEIL_JOB_WRITE,
+	VEIL_JOB_READ,
+	VEIL_JOB_KEYSTREAM,
+};
+
+struct veil_io;
+
+/**
+ * struct veil_req - one participant of a job: a cipher request and its work
+ * @io: the job.
+ * @work: runs the participant on a workqueue.
+ * @pool: the pool it came from; NULL for the one inside struct veil_io.
+ * @iv: IV buffer of @req.
+ * @req: the cipher request; the tfm's request context follows it.
+ */
+struct veil_req {
+	struct veil_io *io;
+	struct work_struct work;
+	mempool_t *pool;
+	u8 iv[VEIL_MAX_IV_SIZE] __aligned(sizeof(u64));
+	struct skcipher_request req;
 };
 
 /**
  * struct veil_io - per-bio state, in the bio's dm per-bio data
  * @vc: the target.
  * @base: the bio dm handed to veil_map().
+ * @out: write: the ciphertext bio; keystream: holder of the keystream pages.
  * @iter: @base's data as it was at map time.
  * @sector: target-relative sector of @base, in 512-byte sectors.
- * @orig_end_io: @base's completion, restored after a read is decrypted.
+ * @orig_end_io: @base's completion, restored when a read is done.
  * @orig_private: @base's bi_private, restored with @orig_end_io.
- * @work: runs the cipher in process context.
- * @iv: IV buffer of @req.
- * @req: the cipher request; the tfm's request context follows it.
+ * @kind: what the chunks do.
+ * @chunk_bytes: bytes per chunk.
+ * @nr_chunks: chunks in the job.
+ * @next_chunk: next chunk to take; participants take them in turn.
+ * @participants: participants that have not left yet.
+ * @ahead_pending: keystream read: the device I/O and the keystream job.
+ * @error: a cipher call failed.
+ * @req0: the participant that needs no allocation; must be last.
  */
 struct veil_io {
 	struct veil_c *vc;
 	struct bio *base;
+	struct bio *out;
 	struct bvec_iter iter;
 	sector_t sector;
 	bio_end_io_t *orig_end_io;
 	void *orig_private;
-	struct work_struct work;
-	u8 iv[VEIL_MAX_IV_SIZE] __aligned(sizeof(u64));
-	struct skcipher_request req;
+
+	enum veil_job_kind kind;
+	unsigned int chunk_bytes;
+	unsigned int nr_chunks;
+	atomic_t next_chunk;
+	atomic_t participants;
+	atomic_t ahead_pending;
+	bool error;
+
+	struct veil_req req0;
 };
 
 /* veil-table.c */
@@ -132,6 +244,8 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 		      const char *spec);
 int veil_parse_options(struct dm_target *ti, struct veil_c *vc,
 		       unsigned int argc, char **argv);
+unsigned int veil_emit_options(struct dm_target *ti, struct veil_c *vc,
+			       char *result, unsigned int maxlen);
 
 /* veil-iv.c */
 int veil_iv_parse(const char *name, const char *opts, enum veil_iv_mode *mode,
@@ -148,8 +262,20 @@ unsigned int veil_key_emit(const struct veil_key *key, char *result,
 			   unsigned int maxlen);
 
 /* veil-crypt.c */
-int veil_crypt_init(struct dm_target *ti, struct veil_c *vc);
-void veil_crypt_exit(struct veil_c *vc);
-int veil_crypt_map(struct veil_c *vc, struct bio *bio, sector_t sector);
+int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
+		     bool may_sleep);
+void veil_crypt_xor_keystream(struct veil_io *io);
+
+/* veil-engine.c */
+int veil_engine_init(struct dm_target *ti, struct veil_c *vc);
+void veil_engine_exit(struct veil_c *vc);
+int veil_engine_map(struct veil_c *vc, struct bio *bio, sector_t sector);
+
+/* veil-stats.c */
+int veil_stats_init(struct veil_c *vc);
+void veil_stats_exit(struct veil_c *vc);
+void veil_stats_reset(struct veil_c *vc);
+unsigned int veil_stats_emit(struct veil_c *vc, char *result,
+			     unsigned int maxlen);
 
 #endif /* DM_VEIL_H */

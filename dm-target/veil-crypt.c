@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dm-veil data path.
+ * dm-veil cipher calls: one chunk of a bio through the cipher, sector by
+ * sector, and the XOR that turns CTR ciphertext into plaintext once its
+ * keystream is ready.
  *
- * Reads are remapped to the device as they are; when the device completes
- * them, the plaintext is produced in place, in process context, before the
- * bio is handed back to dm. Writes never touch the caller's pages: the
- * ciphertext goes into pages from a mempool, in a bio of our own bio_set,
- * and the caller's bio completes when that bio does.
- *
- * Every encryption sector is one cipher request with its own IV; the
- * request waits for async drivers (-EINPROGRESS, or -EBUSY when backlogged).
+ * Every encryption sector is one cipher request with its own IV. Where the
+ * caller may sleep, a request waits for async drivers (-EINPROGRESS, or
+ * -EBUSY once backlogged); elsewhere only synchronous transforms are used.
+ * The time inside each cipher call is read from local_clock(), the cheap
+ * per-CPU clock (the time-stamp counter on x86), and summed per CPU.
  */
 #include <linux/bio.h>
-#include <linux/blkdev.h>
+#include <linux/highmem.h>
+#include <linux/sched/clock.h>
 #include <linux/scatterlist.h>
-#include <linux/slab.h>
+#include <crypto/algapi.h>
 
 #include "dm-veil.h"
 
@@ -25,254 +25,124 @@ static sector_t veil_iv_sector(const struct veil_c *vc, sector_t sector)
 	return vc->iv_large_sectors ? sector >> vc->sector_shift : sector;
 }
 
-static int veil_crypt_sector(struct veil_io *io, struct scatterlist *src,
-			     struct scatterlist *dst, sector_t sector,
-			     bool encrypt)
+static int veil_cipher(struct veil_req *r, struct scatterlist *src,
+		       struct scatterlist *dst, sector_t sector, bool encrypt,
+		       bool may_sleep)
 {
-	struct veil_c *vc = io->vc;
-	struct skcipher_request *req = &io->req;
+	struct veil_c *vc = r->io->vc;
+	struct skcipher_request *req = &r->req;
 	DECLARE_CRYPTO_WAIT(wait);
 	int ret;
 
-	veil_iv_gen(vc, io->iv, veil_iv_sector(vc, sector));
+	veil_iv_gen(vc, r->iv, veil_iv_sector(vc, sector));
 	skcipher_request_set_tfm(req, vc->tfm);
-	skcipher_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG |
-				      CRYPTO_TFM_REQ_MAY_SLEEP,
+	skcipher_request_set_callback(req, may_sleep ?
+				      CRYPTO_TFM_REQ_MAY_BACKLOG |
+				      CRYPTO_TFM_REQ_MAY_SLEEP : 0,
 				      crypto_req_done, &wait);
-	skcipher_request_set_crypt(req, src, dst, vc->sector_size, io->iv);
+	skcipher_request_set_crypt(req, src, dst, vc->sector_size, r->iv);
 	ret = encrypt ? crypto_skcipher_encrypt(req) :
 			crypto_skcipher_decrypt(req);
 	return crypto_wait_req(ret, &wait);
 }
 
-/*
- * Run the cipher over io->base's data, sector by sector. With @out, the
- * result goes to @out's pages (one bio_vec per page, filled from offset 0);
- * without, it replaces the data in place.
+/* Byte @pos of the write ciphertext or keystream, whose pages are in order. */
+static void veil_out_sg(struct veil_io *io, unsigned int pos,
+			struct scatterlist *sg)
+{
+	sg_set_page(sg, io->out->bi_io_vec[pos >> PAGE_SHIFT].bv_page,
+		    io->vc->sector_size, offset_in_page(pos));
+}
+
+/**
+ * veil_crypt_chunk() - run one chunk of a job through the cipher
+ * @io: the job.
+ * @r: the participant's cipher request.
+ * @idx: chunk number; the chunk is @io->chunk_bytes from @idx times that.
+ * @may_sleep: the caller may sleep (process context).
+ *
+ * Writes encrypt the bio's data into @io->out, reads decrypt it in place,
+ * keystream jobs encrypt zeros into @io->out.
+ *
+ * Return: 0, or -EIO for a sector split over pages, or the cipher's error.
  */
-static int veil_convert(struct veil_io *io, struct bio *out, bool encrypt)
+int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
+		     bool may_sleep)
 {
 	struct veil_c *vc = io->vc;
-	struct bvec_iter in_iter = io->iter;
-	struct bvec_iter out_iter = out ? out->bi_iter : io->iter;
-	struct bio *dst_bio = out ? out : io->base;
+	unsigned int off = idx * io->chunk_bytes;
+	unsigned int len = min(io->chunk_bytes, io->iter.bi_size - off);
+	bool encrypt = io->kind != VEIL_JOB_READ;
+	int dir = io->kind == VEIL_JOB_WRITE;
+	sector_t sector = io->sector + (off >> SECTOR_SHIFT);
+	struct bvec_iter iter = io->iter;
 	struct scatterlist sg_in, sg_out;
-	sector_t sector = io->sector;
-	struct bio_vec in, dst;
-	int ret;
+	unsigned int done;
+	struct bio_vec in;
+	u64 t0, ns = 0;
+	int ret = 0;
 
-	while (in_iter.bi_size) {
-		in = bio_iter_iovec(io->base, in_iter);
-		dst = bio_iter_iovec(dst_bio, out_iter);
-		/* The block layer keeps sectors whole within one page. */
-		if (unlikely(in.bv_len < vc->sector_size ||
-			     dst.bv_len < vc->sector_size))
-			return -EIO;
+	if (io->kind != VEIL_JOB_KEYSTREAM)
+		bio_advance_iter(io->base, &iter, off);
 
+	for (done = 0; done < len; done += vc->sector_size) {
 		sg_init_table(&sg_in, 1);
-		sg_set_page(&sg_in, in.bv_page, vc->sector_size, in.bv_offset);
 		sg_init_table(&sg_out, 1);
-		sg_set_page(&sg_out, dst.bv_page, vc->sector_size, dst.bv_offset);
+		if (io->kind == VEIL_JOB_KEYSTREAM) {
+			sg_set_page(&sg_in, ZERO_PAGE(0), vc->sector_size, 0);
+		} else {
+			in = bio_iter_iovec(io->base, iter);
+			/* The block layer keeps sectors whole within a page. */
+			if (unlikely(in.bv_len < vc->sector_size)) {
+				ret = -EIO;
+				break;
+			}
+			sg_set_page(&sg_in, in.bv_page, vc->sector_size,
+				    in.bv_offset);
+			bio_advance_iter_single(io->base, &iter, vc->sector_size);
+		}
+		if (io->kind != VEIL_JOB_READ)
+			veil_out_sg(io, off + done, &sg_out);
 
-		ret = veil_crypt_sector(io, &sg_in, &sg_out, sector, encrypt);
+		t0 = local_clock();
+		ret = veil_cipher(r, &sg_in, io->kind == VEIL_JOB_READ ?
+				  &sg_in : &sg_out, sector, encrypt, may_sleep);
+		ns += local_clock() - t0;
 		if (ret)
-			return ret;
-
-		bio_advance_iter_single(io->base, &in_iter, vc->sector_size);
-		bio_advance_iter_single(dst_bio, &out_iter, vc->sector_size);
+			break;
 		sector += vc->sector_size >> SECTOR_SHIFT;
 	}
-	return 0;
+
+	this_cpu_add(vc->stats->bytes[dir], done);
+	this_cpu_add(vc->stats->cipher_ns[dir], ns);
+	this_cpu_inc(vc->stats->chunks);
+	return ret;
 }
 
-static void veil_read_work(struct work_struct *work)
-{
-	struct veil_io *io = container_of(work, struct veil_io, work);
-	struct bio *bio = io->base;
-
-	if (!bio->bi_status && veil_convert(io, NULL, false))
-		bio->bi_status = BLK_STS_IOERR;
-
-	bio->bi_end_io = io->orig_end_io;
-	bio->bi_private = io->orig_private;
-	bio_endio(bio);
-}
-
-static void veil_read_end_io(struct bio *bio)
-{
-	struct veil_io *io = bio->bi_private;
-
-	INIT_WORK(&io->work, veil_read_work);
-	queue_work(io->vc->wq, &io->work);
-}
-
-static void veil_free_pages(struct veil_c *vc, struct bio *clone)
-{
-	struct bvec_iter_all iter;
-	struct bio_vec *bv;
-
-	bio_for_each_segment_all(bv, clone, iter)
-		mempool_free(bv->bv_page, &vc->page_pool);
-}
-
-static void veil_write_end_io(struct bio *clone)
-{
-	struct veil_io *io = clone->bi_private;
-	struct bio *base = io->base;
-
-	if (clone->bi_status)
-		base->bi_status = clone->bi_status;
-	veil_free_pages(io->vc, clone);
-	bio_put(clone);
-	bio_endio(base);
-}
-
-/*
- * A bio with pages for the ciphertext of io->base. The first attempt does
- * not wait; if the pool runs dry, the pages are given back and the whole
- * allocation is retried under alloc_lock with waiting allowed, so that two
- * writers can never each hold half of the pool and wait for the other.
+/**
+ * veil_crypt_xor_keystream() - decrypt a CTR read with its ready keystream
+ * @io: a keystream job whose chunks are all done and whose read completed.
+ *
+ * Safe in any context: it only maps pages and XORs.
  */
-static struct bio *veil_alloc_clone(struct veil_io *io)
+void veil_crypt_xor_keystream(struct veil_io *io)
 {
-	struct veil_c *vc = io->vc;
-	unsigned int size = io->iter.bi_size;
-	unsigned int nr = DIV_ROUND_UP(size, PAGE_SIZE);
-	gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
-	unsigned int i, len, left;
-	struct bio *clone;
-	struct page *page;
+	unsigned int pos = 0, done, n, koff;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	u8 *data, *ks;
 
-retry:
-	if (gfp & __GFP_DIRECT_RECLAIM)
-		mutex_lock(&vc->alloc_lock);
-
-	clone = bio_alloc_bioset(vc->dev->bdev, nr, io->base->bi_opf, GFP_NOIO,
-				 &vc->bs);
-	clone->bi_private = io;
-	clone->bi_end_io = veil_write_end_io;
-	clone->bi_ioprio = io->base->bi_ioprio;
-	clone->bi_iter.bi_sector = vc->start + io->sector;
-
-	for (i = 0, left = size; i < nr; i++, left -= len) {
-		page = mempool_alloc(&vc->page_pool, gfp);
-		if (!page) {
-			veil_free_pages(vc, clone);
-			bio_put(clone);
-			gfp = GFP_NOIO;
-			goto retry;
+	__bio_for_each_segment(bv, io->base, iter, io->iter) {
+		data = bvec_kmap_local(&bv);
+		for (done = 0; done < bv.bv_len; done += n) {
+			koff = offset_in_page(pos + done);
+			n = min_t(unsigned int, bv.bv_len - done, PAGE_SIZE - koff);
+			ks = kmap_local_page(io->out->bi_io_vec[(pos + done) >>
+								PAGE_SHIFT].bv_page);
+			crypto_xor(data + done, ks + koff, n);
+			kunmap_local(ks);
 		}
-		len = min_t(unsigned int, left, PAGE_SIZE);
-		__bio_add_page(clone, page, len, 0);
+		kunmap_local(data);
+		pos += bv.bv_len;
 	}
-
-	if (gfp & __GFP_DIRECT_RECLAIM)
-		mutex_unlock(&vc->alloc_lock);
-	return clone;
-}
-
-static void veil_write_work(struct work_struct *work)
-{
-	struct veil_io *io = container_of(work, struct veil_io, work);
-	struct bio *clone = veil_alloc_clone(io);
-
-	if (veil_convert(io, clone, true)) {
-		veil_free_pages(io->vc, clone);
-		bio_put(clone);
-		io->base->bi_status = BLK_STS_IOERR;
-		bio_endio(io->base);
-		return;
-	}
-	submit_bio_noacct(clone);
-}
-
-/**
- * veil_crypt_map() - start a read or write through the cipher
- * @vc: the target.
- * @bio: a data bio, aligned to and a multiple of the encryption sector,
- *	at most BIO_MAX_VECS pages for writes.
- * @sector: target-relative first sector of @bio.
- *
- * Return: DM_MAPIO_REMAPPED for reads (dm submits the bio; decryption
- * runs on completion), DM_MAPIO_SUBMITTED for writes.
- */
-int veil_crypt_map(struct veil_c *vc, struct bio *bio, sector_t sector)
-{
-	struct veil_io *io = dm_per_bio_data(bio, vc->per_bio_data_size);
-
-	io->vc = vc;
-	io->base = bio;
-	io->iter = bio->bi_iter;
-	io->sector = sector;
-
-	if (bio_data_dir(bio) == READ) {
-		io->orig_end_io = bio->bi_end_io;
-		io->orig_private = bio->bi_private;
-		bio->bi_end_io = veil_read_end_io;
-		bio->bi_private = io;
-		bio_set_dev(bio, vc->dev->bdev);
-		bio->bi_iter.bi_sector = vc->start + sector;
-		return DM_MAPIO_REMAPPED;
-	}
-
-	INIT_WORK(&io->work, veil_write_work);
-	queue_work(vc->wq, &io->work);
-	return DM_MAPIO_SUBMITTED;
-}
-
-/**
- * veil_crypt_init() - set up the pools and workqueue of the data path
- * @ti: the target; ti->error is set on failure, per-bio data size is set.
- * @vc: the target instance; its transform must already be allocated.
- *
- * Return: 0 or a negative errno; veil_crypt_exit() undoes a partial setup.
- */
-int veil_crypt_init(struct dm_target *ti, struct veil_c *vc)
-{
-	int ret;
-
-	vc->per_bio_data_size = ALIGN(sizeof(struct veil_io) +
-				      crypto_skcipher_reqsize(vc->tfm),
-				      ARCH_KMALLOC_MINALIGN);
-	ti->per_io_data_size = vc->per_bio_data_size;
-
-	/* One full bio's worth, so that one writer always makes progress. */
-	ret = mempool_init_page_pool(&vc->page_pool, BIO_MAX_VECS, 0);
-	if (ret) {
-		ti->error = "Cannot allocate page mempool";
-		return ret;
-	}
-	ret = bioset_init(&vc->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_BVECS);
-	if (ret) {
-		ti->error = "Cannot allocate bioset";
-		return ret;
-	}
-	mutex_init(&vc->alloc_lock);
-
-	/*
-	 * The cipher runs here, in process context, because async drivers
-	 * and the SIMD ciphers may sleep or need a usable FPU. The queue is
-	 * per-CPU, so a write is encrypted on the CPU that submitted it, and
-	 * WQ_MEM_RECLAIM because writeback under memory pressure goes through
-	 * it.
-	 */
-	vc->wq = alloc_workqueue("kveild/%s", WQ_MEM_RECLAIM | WQ_CPU_INTENSIVE,
-				 0, dm_table_device_name(ti->table));
-	if (!vc->wq) {
-		ti->error = "Cannot allocate workqueue";
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/**
- * veil_crypt_exit() - tear down what veil_crypt_init() set up
- * @vc: the target instance; no I/O may be in flight.
- */
-void veil_crypt_exit(struct veil_c *vc)
-{
-	if (vc->wq)
-		destroy_workqueue(vc->wq);
-	bioset_exit(&vc->bs);
-	mempool_exit(&vc->page_pool);
 }

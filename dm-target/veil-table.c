@@ -7,7 +7,7 @@
  *
  *   cipher[:keycount]-chainmode-ivmode[:ivopts]    (keycount must be 1)
  *   capi:<crypto API name>-ivmode[:ivopts]
- *   [<#opts> allow_discards sector_size:<bytes> iv_large_sectors]
+ *   [<#opts> <opt>...]   dm-crypt's options and the engine's own
  */
 #include <linux/crypto.h>
 #include <linux/kernel.h>
@@ -160,6 +160,11 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	}
 	vc->tfm = tfm;
 	vc->iv_size = crypto_skcipher_ivsize(tfm);
+	/* CTR: the keystream depends on key and IV only, see veil-engine.c. */
+	if ((mode && !strcmp(mode, "ctr")) || strstarts(base, "ctr("))
+		set_bit(VEIL_CTR, &vc->flags);
+	if (!(crypto_skcipher_alg(tfm)->base.cra_flags & CRYPTO_ALG_ASYNC))
+		set_bit(VEIL_SYNC_TFM, &vc->flags);
 	if (vc->iv_size > VEIL_MAX_IV_SIZE ||
 	    (vc->iv_mode != VEIL_IV_NULL && vc->iv_size < sizeof(u64))) {
 		ti->error = "IV size of cipher not supported";
@@ -190,10 +195,97 @@ static int veil_parse_sector_size(struct dm_target *ti, struct veil_c *vc,
 	return 0;
 }
 
+/* On/off options, in the order status prints them. */
+struct veil_flag_opt {
+	const char *name;
+	enum veil_flag bit;
+};
+
+static const struct veil_flag_opt veil_crypt_flag_opts[] = {
+	{ VEIL_OPT_SAME_CPU,		VEIL_SAME_CPU },
+	{ VEIL_OPT_SUBMIT_FROM_CRYPT,	VEIL_SUBMIT_FROM_CRYPT },
+	{ VEIL_OPT_NO_READ_WQ,		VEIL_NO_READ_WQ },
+	{ VEIL_OPT_NO_WRITE_WQ,		VEIL_NO_WRITE_WQ },
+};
+
+static const struct veil_flag_opt veil_engine_flag_opts[] = {
+	{ VEIL_OPT_NO_FANOUT,		VEIL_NO_FANOUT },
+	{ VEIL_OPT_NO_KS_AHEAD,		VEIL_NO_KS_AHEAD },
+};
+
+static bool veil_parse_flag(struct veil_c *vc, const char *opt,
+			    const struct veil_flag_opt *opts, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcasecmp(opt, opts[i].name)) {
+			set_bit(opts[i].bit, &vc->flags);
+			return true;
+		}
+	}
+	return false;
+}
+
+static int veil_parse_fanout_chunk(struct dm_target *ti, struct veil_c *vc,
+				   const char *val)
+{
+	unsigned int size;
+	char dummy;
+
+	if (sscanf(val, "%u%c", &size, &dummy) != 1 ||
+	    size < VEIL_FANOUT_CHUNK_MIN || size > VEIL_FANOUT_CHUNK_MAX ||
+	    !is_power_of_2(size)) {
+		ti->error = "Invalid feature value for fanout_chunk";
+		return -EINVAL;
+	}
+	vc->fanout_chunk = size;
+	return 0;
+}
+
+/* "name:value" options: the value after the colon, or NULL. */
+static const char *veil_opt_value(const char *opt, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (strncasecmp(opt, name, len) || opt[len] != ':')
+		return NULL;
+	return opt + len + 1;
+}
+
+static int veil_parse_option(struct dm_target *ti, struct veil_c *vc,
+			     const char *opt)
+{
+	const char *val;
+
+	if (!strcasecmp(opt, VEIL_OPT_ALLOW_DISCARDS)) {
+		ti->num_discard_bios = 1;
+		return 0;
+	}
+	if (!strcasecmp(opt, VEIL_OPT_IV_LARGE_SECTORS)) {
+		vc->iv_large_sectors = true;
+		return 0;
+	}
+	val = veil_opt_value(opt, VEIL_OPT_SECTOR_SIZE);
+	if (val)
+		return veil_parse_sector_size(ti, vc, val);
+	val = veil_opt_value(opt, VEIL_OPT_FANOUT_CHUNK);
+	if (val)
+		return veil_parse_fanout_chunk(ti, vc, val);
+	if (veil_parse_flag(vc, opt, veil_crypt_flag_opts,
+			    ARRAY_SIZE(veil_crypt_flag_opts)) ||
+	    veil_parse_flag(vc, opt, veil_engine_flag_opts,
+			    ARRAY_SIZE(veil_engine_flag_opts)))
+		return 0;
+
+	ti->error = "Invalid feature arguments";
+	return -EINVAL;
+}
+
 /**
  * veil_parse_options() - parse the optional feature group of a table line
  * @ti: the target; ti->error is set on failure.
- * @vc: receives sector size and flags.
+ * @vc: receives sector size, fan-out chunk size and flags.
  * @argc: number of arguments from the feature count on.
  * @argv: the feature count followed by the features.
  *
@@ -212,6 +304,7 @@ int veil_parse_options(struct dm_target *ti, struct veil_c *vc,
 
 	vc->sector_size = SECTOR_SIZE;
 	vc->sector_shift = 0;
+	vc->fanout_chunk = VEIL_FANOUT_CHUNK_DEFAULT;
 	if (!argc)
 		return 0;
 
@@ -221,20 +314,9 @@ int veil_parse_options(struct dm_target *ti, struct veil_c *vc,
 
 	while (n--) {
 		opt = dm_shift_arg(&as);
-		if (!strcasecmp(opt, VEIL_OPT_ALLOW_DISCARDS)) {
-			ti->num_discard_bios = 1;
-		} else if (!strcasecmp(opt, VEIL_OPT_IV_LARGE_SECTORS)) {
-			vc->iv_large_sectors = true;
-		} else if (!strncasecmp(opt, VEIL_OPT_SECTOR_SIZE ":",
-					strlen(VEIL_OPT_SECTOR_SIZE ":"))) {
-			ret = veil_parse_sector_size(ti, vc, opt +
-					strlen(VEIL_OPT_SECTOR_SIZE ":"));
-			if (ret)
-				return ret;
-		} else {
-			ti->error = "Invalid feature arguments";
-			return -EINVAL;
-		}
+		ret = veil_parse_option(ti, vc, opt);
+		if (ret)
+			return ret;
 	}
 
 	if (as.argc) {
@@ -242,4 +324,70 @@ int veil_parse_options(struct dm_target *ti, struct veil_c *vc,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static void veil_emit_flags(struct veil_c *vc, const struct veil_flag_opt *opts,
+			    size_t n, char *result, unsigned int maxlen,
+			    unsigned int *szp)
+{
+	unsigned int sz = *szp;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (test_bit(opts[i].bit, &vc->flags))
+			DMEMIT(" %s", opts[i].name);
+	*szp = sz;
+}
+
+static unsigned int veil_count_flags(struct veil_c *vc,
+				     const struct veil_flag_opt *opts, size_t n)
+{
+	unsigned int i, count = 0;
+
+	for (i = 0; i < n; i++)
+		count += test_bit(opts[i].bit, &vc->flags);
+	return count;
+}
+
+/**
+ * veil_emit_options() - print the optional feature group of the table line
+ * @ti: the target.
+ * @vc: the target instance.
+ * @result: output buffer.
+ * @maxlen: size of @result.
+ *
+ * dm-crypt's options come first, in dm-crypt's order, then the engine's;
+ * defaults are left out. The output is accepted by veil_parse_options().
+ *
+ * Return: the number of characters written.
+ */
+unsigned int veil_emit_options(struct dm_target *ti, struct veil_c *vc,
+			       char *result, unsigned int maxlen)
+{
+	unsigned int sz = 0, n;
+
+	n = !!ti->num_discard_bios + (vc->sector_size != SECTOR_SIZE) +
+	    vc->iv_large_sectors +
+	    (vc->fanout_chunk != VEIL_FANOUT_CHUNK_DEFAULT) +
+	    veil_count_flags(vc, veil_crypt_flag_opts,
+			     ARRAY_SIZE(veil_crypt_flag_opts)) +
+	    veil_count_flags(vc, veil_engine_flag_opts,
+			     ARRAY_SIZE(veil_engine_flag_opts));
+	if (!n)
+		return 0;
+
+	DMEMIT(" %u", n);
+	if (ti->num_discard_bios)
+		DMEMIT(" " VEIL_OPT_ALLOW_DISCARDS);
+	veil_emit_flags(vc, veil_crypt_flag_opts,
+			ARRAY_SIZE(veil_crypt_flag_opts), result, maxlen, &sz);
+	if (vc->sector_size != SECTOR_SIZE)
+		DMEMIT(" " VEIL_OPT_SECTOR_SIZE ":%u", vc->sector_size);
+	if (vc->iv_large_sectors)
+		DMEMIT(" " VEIL_OPT_IV_LARGE_SECTORS);
+	if (vc->fanout_chunk != VEIL_FANOUT_CHUNK_DEFAULT)
+		DMEMIT(" " VEIL_OPT_FANOUT_CHUNK ":%u", vc->fanout_chunk);
+	veil_emit_flags(vc, veil_engine_flag_opts,
+			ARRAY_SIZE(veil_engine_flag_opts), result, maxlen, &sz);
+	return sz;
 }

@@ -23,7 +23,8 @@ static void veil_dtr(struct dm_target *ti)
 
 	if (!vc)
 		return;
-	veil_crypt_exit(vc);
+	veil_engine_exit(vc);
+	veil_stats_exit(vc);
 	if (vc->tfm)
 		crypto_free_skcipher(vc->tfm);
 	veil_key_free(&vc->key);
@@ -94,7 +95,12 @@ static int veil_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 
-	ret = veil_crypt_init(ti, vc);
+	ret = veil_stats_init(vc);
+	if (ret) {
+		ti->error = "Cannot allocate counters";
+		goto bad;
+	}
+	ret = veil_engine_init(ti, vc);
 	if (ret)
 		goto bad;
 
@@ -133,29 +139,7 @@ static int veil_map(struct dm_target *ti, struct bio *bio)
 		     ((vc->sector_size >> SECTOR_SHIFT) - 1)))
 		return DM_MAPIO_KILL;
 
-	return veil_crypt_map(vc, bio, sector);
-}
-
-static unsigned int veil_emit_features(struct dm_target *ti, char *result,
-				       unsigned int maxlen)
-{
-	struct veil_c *vc = ti->private;
-	unsigned int sz = 0;
-	int n;
-
-	n = !!ti->num_discard_bios + (vc->sector_size != SECTOR_SIZE) +
-	    vc->iv_large_sectors;
-	if (!n)
-		return 0;
-
-	DMEMIT(" %d", n);
-	if (ti->num_discard_bios)
-		DMEMIT(" " VEIL_OPT_ALLOW_DISCARDS);
-	if (vc->sector_size != SECTOR_SIZE)
-		DMEMIT(" " VEIL_OPT_SECTOR_SIZE ":%u", vc->sector_size);
-	if (vc->iv_large_sectors)
-		DMEMIT(" " VEIL_OPT_IV_LARGE_SECTORS);
-	return sz;
+	return veil_engine_map(vc, bio, sector);
 }
 
 static void veil_status(struct dm_target *ti, status_type_t type,
@@ -167,7 +151,7 @@ static void veil_status(struct dm_target *ti, status_type_t type,
 
 	switch (type) {
 	case STATUSTYPE_INFO:
-		result[0] = '\0';
+		veil_stats_emit(vc, result, maxlen);
 		break;
 
 	case STATUSTYPE_TABLE:
@@ -175,7 +159,7 @@ static void veil_status(struct dm_target *ti, status_type_t type,
 		sz += veil_key_emit(&vc->key, result + sz, maxlen - sz);
 		DMEMIT(" %llu %s %llu", vc->iv_offset, vc->dev->name,
 		       (unsigned long long)vc->start);
-		sz += veil_emit_features(ti, result + sz, maxlen - sz);
+		sz += veil_emit_options(ti, vc, result + sz, maxlen - sz);
 		break;
 
 	case STATUSTYPE_IMA:
@@ -190,9 +174,10 @@ static void veil_status(struct dm_target *ti, status_type_t type,
 }
 
 /*
- * Messages, accepted only while the device is suspended:
+ * Messages:
+ *   stats reset                 zero the counters; any time
  *   key set <hex key | :<size>:<logon|user>:<description>>
- *   key wipe
+ *   key wipe                    these two only while suspended
  * The new key must have the table's key size. After "key wipe", resume is
  * refused until "key set" has loaded a key.
  */
@@ -203,6 +188,11 @@ static int veil_message(struct dm_target *ti, unsigned int argc, char **argv,
 	char *error;
 	int ret;
 
+	if (argc == 2 && !strcasecmp(argv[0], "stats") &&
+	    !strcasecmp(argv[1], "reset")) {
+		veil_stats_reset(vc);
+		return 0;
+	}
 	if (argc < 2 || strcasecmp(argv[0], "key"))
 		goto invalid;
 
@@ -260,7 +250,7 @@ static void veil_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type veil_target = {
 	.name = "veil",
-	.version = { 1, 0, 0 },
+	.version = { 1, 1, 0 },
 	.module = THIS_MODULE,
 	.ctr = veil_ctr,
 	.dtr = veil_dtr,

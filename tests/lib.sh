@@ -104,11 +104,14 @@ no_plaintext() {
 }
 
 # write_direct FILE DEV [SEEK_BYTES]; read_direct DEV BYTES [SKIP_BYTES] > out
+# Direct I/O in $BS blocks (256 KiB unless set): large enough for fan-out.
+# Sizes and offsets must be multiples of $BS.
+BS=${BS:-262144}
 write_direct() {
-	dd if="$1" of="$2" bs=4096 seek="$((${3:-0} / 4096))" oflag=direct conv=notrunc status=none
+	dd if="$1" of="$2" bs="$BS" seek="$((${3:-0} / BS))" oflag=direct conv=notrunc status=none
 }
 read_direct() {
-	dd if="$1" bs=4096 count="$(($2 / 4096))" skip="$((${3:-0} / 4096))" iflag=direct status=none
+	dd if="$1" bs="$BS" count="$(($2 / BS))" skip="$((${3:-0} / BS))" iflag=direct status=none
 }
 
 # same_data FILE DEV [SKIP_BYTES]: DEV holds FILE's bytes at SKIP_BYTES

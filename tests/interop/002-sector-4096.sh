@@ -6,4 +6,4 @@ requires root
 requires module dm_crypt loop
 veil_load
 . "$TOP/tests/interop/interop.sh"
-interop_all $((8 * 1543)) "1 sector_size:4096"
+interop_all $((8 * 1543)) "sector_size:4096"

@@ -7,5 +7,5 @@ requires root
 requires module dm_crypt loop
 veil_load
 . "$TOP/tests/interop/interop.sh"
-interop_all $((8 * 777)) "2 sector_size:4096 iv_large_sectors"
-interop_all $((2 * 999)) "1 sector_size:1024"
+interop_all $((8 * 777)) "sector_size:4096 iv_large_sectors"
+interop_all $((2 * 999)) "sector_size:1024"

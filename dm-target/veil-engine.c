@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-veil engine: who runs the cipher for a bio, where and when.
+ *
+ * A bio's data is a job cut into chunks of fanout_chunk bytes (one chunk
+ * if it is no larger, or fan-out is off). Participants take chunks in turn
+ * from an atomic counter until none are left; the last participant to leave
+ * finishes the job. One participant needs no allocation (it lives in the
+ * per-bio data); helpers come from per-CPU pools without waiting and run on
+ * an unbound workqueue, so that a large bio keeps every online CPU busy and
+ * CPU hotplug needs no care here. If no helper can be had, the one
+ * participant does the whole job: progress never waits for a helper.
+ *
+ * Writes: the job runs in veil_map() on the submitting CPU, no queueing
+ * hop, once the ciphertext pages are had without waiting; otherwise it runs
+ * from the per-CPU workqueue, which may wait on the page pool. Whoever
+ * finishes the last chunk submits the ciphertext: no writer thread.
+ *
+ * Reads, XTS and CBC: the job starts when the device completes the bio,
+ * from the per-CPU workqueue (or in the completion itself for a one-chunk
+ * read with no_read_workqueue and a synchronous cipher).
+ *
+ * Reads, CTR: the keystream depends only on key and sector, so veil_map()
+ * starts a keystream job on the workers and lets dm submit the read. Of
+ * the read's completion and the keystream job, the second to finish XORs
+ * the keystream into the data and completes the bio: a hit when the
+ * keystream was ready first, a miss otherwise.
+ */
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/cpumask.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+
+#include "dm-veil.h"
+
+/* Fan-out helper requests kept in reserve per CPU. */
+#define VEIL_REQS_PER_CPU	4
+
+static void veil_free_pages(struct veil_c *vc, struct bio *bio)
+{
+	struct bvec_iter_all iter;
+	struct bio_vec *bv;
+
+	bio_for_each_segment_all(bv, bio, iter)
+		mempool_free(bv->bv_page, &vc->page_pool);
+	bio_put(bio);
+}
+
+/*
+ * A bio holding enough pool pages for io->base's data. Without
+ * __GFP_DIRECT_RECLAIM in @gfp it never waits and may return NULL. With it,
+ * it never fails; it runs under alloc_lock so that two waiters cannot each
+ * hold part of the pool while waiting for the rest.
+ */
+static struct bio *veil_alloc_pages(struct veil_io *io, gfp_t gfp)
+{
+	struct veil_c *vc = io->vc;
+	unsigned int size = io->iter.bi_size;
+	unsigned int nr = DIV_ROUND_UP(size, PAGE_SIZE);
+	bool wait = gfp & __GFP_DIRECT_RECLAIM;
+	unsigned int i, len;
+	struct page *page;
+	struct bio *bio;
+
+	if (wait)
+		mutex_lock(&vc->alloc_lock);
+	else
+		gfp |= __GFP_NOWARN;
+
+	bio = bio_alloc_bioset(vc->dev->bdev, nr, io->base->bi_opf, gfp, &vc->bs);
+	for (i = 0; bio && i < nr; i++, size -= len) {
+		page = mempool_alloc(&vc->page_pool, gfp);
+		if (!page) {
+			veil_free_pages(vc, bio);
+			bio = NULL;
+			break;
+		}
+		len = min_t(unsigned int, size, PAGE_SIZE);
+		__bio_add_page(bio, page, len, 0);
+	}
+
+	if (wait)
+		mutex_unlock(&vc->alloc_lock);
+	return bio;
+}
+
+static bool veil_may_fanout(struct veil_c *vc, enum veil_job_kind kind)
+{
+	if (test_bit(VEIL_NO_FANOUT, &vc->flags) ||
+	    test_bit(VEIL_SAME_CPU, &vc->flags))
+		return false;
+	if (kind == VEIL_JOB_WRITE && test_bit(VEIL_NO_WRITE_WQ, &vc->flags))
+		return false;
+	return num_online_cpus() > 1;
+}
+
+static void veil_job_plan(struct veil_io *io, enum veil_job_kind kind)
+{
+	unsigned int size = io->iter.bi_size;
+
+	io->kind = kind;
+	io->error = false;
+	io->chunk_bytes = veil_may_fanout(io->vc, kind) ?
+			  min(io->vc->fanout_chunk, size) : size;
+	io->nr_chunks = DIV_ROUND_UP(size, io->chunk_bytes);
+	atomic_set(&io->next_chunk, 0);
+	atomic_set(&io->participants, 1);
+}
+
+static void veil_read_done(struct veil_io *io)
+{
+	struct bio *bio = io->base;
+
+	if (io->error && !bio->bi_status)
+		bio->bi_status = BLK_STS_IOERR;
+	this_cpu_inc(io->vc->stats->reqs[0]);
+	bio->bi_end_io = io->orig_end_io;
+	bio->bi_private = io->orig_private;
+	bio_endio(bio);
+}
+
+static void veil_read_ahead_done(struct veil_io *io)
+{
+	if (!io->base->bi_status && !io->error)
+		veil_crypt_xor_keystream(io);
+	veil_free_pages(io->vc, io->out);
+	veil_read_done(io);
+}
+
+static void veil_write_end_io(struct bio *out)
+{
+	struct veil_io *io = out->bi_private;
+	struct bio *base = io->base;
+
+	if (out->bi_status)
+		base->bi_status = out->bi_status;
+	veil_free_pages(io->vc, out);
+	this_cpu_inc(io->vc->stats->reqs[1]);
+	bio_endio(base);
+}
+
+static void veil_job_done(struct veil_io *io)
+{
+	switch (io->kind) {
+	case VEIL_JOB_WRITE:
+		if (io->error) {
+			veil_free_pages(io->vc, io->out);
+			io->base->bi_status = BLK_STS_IOERR;
+			bio_endio(io->base);
+			return;
+		}
+		submit_bio_noacct(io->out);
+		return;
+	case VEIL_JOB_READ:
+		veil_read_done(io);
+		return;
+	case VEIL_JOB_KEYSTREAM:
+		if (atomic_dec_and_test(&io->ahead_pending)) {
+			this_cpu_inc(io->vc->stats->ahead_miss);
+			veil_read_ahead_done(io);
+		}
+		return;
+	}
+}
+
+/* Take chunks until none are left; the last participant out finishes. */
+static void veil_participate(struct veil_req *r, bool may_sleep)
+{
+	struct veil_io *io = r->io;
+	unsigned int idx;
+
+	while ((idx = atomic_inc_return(&io->next_chunk) - 1) < io->nr_chunks)
+		if (veil_crypt_chunk(io, r, idx, may_sleep))
+			WRITE_ONCE(io->error, true);
+
+	if (r->pool)
+		mempool_free(r, r->pool);
+	if (atomic_dec_and_test(&io->participants))
+		veil_job_done(io);
+}
+
+static void veil_participant_work(struct work_struct *work)
+{
+	veil_participate(container_of(work, struct veil_req, work), true);
+}
+
+/*
+ * Start the participants of a planned job: helpers on the unbound queue,
+ * and req0 either here (@run_here: process context that may sleep) or on
+ * this CPU's queue.
+ */
+static void veil_job_start(struct veil_io *io, bool run_here)
+{
+	struct veil_c *vc = io->vc;
+	unsigned int i, total;
+	struct veil_req *r;
+	mempool_t *pool;
+
+	total = min(io->nr_chunks, num_online_cpus());
+	for (i = 1; i < total; i++) {
+		pool = per_cpu_ptr(vc->req_pools, raw_smp_processor_id());
+		r = mempool_alloc(pool, GFP_NOWAIT | __GFP_NOWARN);
+		if (!r)
+			break;
+		r->pool = pool;
+		r->io = io;
+		atomic_inc(&io->participants);
+		INIT_WORK(&r->work, veil_participant_work);
+		queue_work(vc->fanout_wq, &r->work);
+	}
+	if (i > 1)
+		this_cpu_inc(vc->stats->fanout);
+
+	if (run_here) {
+		veil_participate(&io->req0, true);
+	} else {
+		INIT_WORK(&io->req0.work, veil_participant_work);
+		queue_work(vc->wq, &io->req0.work);
+	}
+}
+
+static void veil_read_end_io(struct bio *bio)
+{
+	struct veil_io *io = bio->bi_private;
+	struct veil_c *vc = io->vc;
+
+	if (io->kind == VEIL_JOB_KEYSTREAM) {
+		if (atomic_dec_and_test(&io->ahead_pending)) {
+			this_cpu_inc(vc->stats->ahead_hit);
+			veil_read_ahead_done(io);
+		}
+		return;
+	}
+	if (bio->bi_status) {
+		veil_read_done(io);
+		return;
+	}
+
+	veil_job_plan(io, VEIL_JOB_READ);
+	if (io->nr_chunks == 1 && test_bit(VEIL_NO_READ_WQ, &vc->flags) &&
+	    test_bit(VEIL_SYNC_TFM, &vc->flags) && !in_hardirq() &&
+	    !irqs_disabled()) {
+		if (veil_crypt_chunk(io, &io->req0, 0, false))
+			io->error = true;
+		veil_read_done(io);
+		return;
+	}
+	veil_job_start(io, false);
+}
+
+static int veil_map_read(struct veil_io *io)
+{
+	struct veil_c *vc = io->vc;
+	struct bio *bio = io->base;
+
+	io->kind = VEIL_JOB_READ;
+	io->orig_end_io = bio->bi_end_io;
+	io->orig_private = bio->bi_private;
+	bio->bi_end_io = veil_read_end_io;
+	bio->bi_private = io;
+	bio_set_dev(bio, vc->dev->bdev);
+	bio->bi_iter.bi_sector = vc->start + io->sector;
+
+	if (test_bit(VEIL_CTR, &vc->flags) &&
+	    !test_bit(VEIL_NO_KS_AHEAD, &vc->flags)) {
+		io->out = veil_alloc_pages(io, GFP_NOWAIT);
+		if (io->out) {
+			veil_job_plan(io, VEIL_JOB_KEYSTREAM);
+			atomic_set(&io->ahead_pending, 2);
+			veil_job_start(io, false);
+		} else {
+			this_cpu_inc(vc->stats->ahead_skip);
+		}
+	}
+	return DM_MAPIO_REMAPPED;
+}
+
+static void veil_write_start(struct veil_io *io, bool may_sleep_here)
+{
+	io->out->bi_private = io;
+	io->out->bi_end_io = veil_write_end_io;
+	io->out->bi_iter.bi_sector = io->vc->start + io->sector;
+	io->out->bi_ioprio = io->base->bi_ioprio;
+	veil_job_plan(io, VEIL_JOB_WRITE);
+	veil_job_start(io, may_sleep_here);
+}
+
+static void veil_write_work(struct work_struct *work)
+{
+	struct veil_io *io = container_of(work, struct veil_io, req0.work);
+
+	io->out = veil_alloc_pages(io, GFP_NOIO);
+	veil_write_start(io, true);
+}
+
+static int veil_map_write(struct veil_io *io)
+{
+	struct veil_c *vc = io->vc;
+
+	io->out = veil_alloc_pages(io, GFP_NOWAIT);
+	if (!io->out) {
+		if (!test_bit(VEIL_NO_WRITE_WQ, &vc->flags)) {
+			INIT_WORK(&io->req0.work, veil_write_work);
+			queue_work(vc->wq, &io->req0.work);
+			return DM_MAPIO_SUBMITTED;
+		}
+		io->out = veil_alloc_pages(io, GFP_NOIO);
+	}
+	veil_write_start(io, true);
+	return DM_MAPIO_SUBMITTED;
+}
+
+/**
+ * veil_engine_map() - start a read or write through the cipher
+ * @vc: the target.
+ * @bio: a data bio, aligned to and a multiple of the encryption sector,
+ *	at most BIO_MAX_VECS pages.
+ * @sector: target-relative first sector of @bio.
+ *
+ * Return: DM_MAPIO_REMAPPED for reads (dm submits the bio; decryption
+ * runs on completion), DM_MAPIO_SUBMITTED for writes.
+ */
+int veil_engine_map(struct veil_c *vc, struct bio *bio, sector_t sector)
+{
+	struct veil_io *io = dm_per_bio_data(bio, vc->per_bio_data_size);
+
+	io->vc = vc;
+	io->base = bio;
+	io->out = NULL;
+	io->iter = bio->bi_iter;
+	io->sector = sector;
+	io->req0.io = io;
+	io->req0.pool = NULL;
+
+	if (bio_data_dir(bio) == READ)
+		return veil_map_read(io);
+	return veil_map_write(io);
+}
+
+/**
+ * veil_engine_init() - set up the pools and workqueues of the engine
+ * @ti: the target; ti->error is set on failure, per-bio data size is set.
+ * @vc: the target instance; its transform must already be allocated.
+ *
+ * Return: 0 or a negative errno; veil_engine_exit() undoes a partial setup.
+ */
+int veil_engine_init(struct dm_target *ti, struct veil_c *vc)
+{
+	const char *name = dm_table_device_name(ti->table);
+	unsigned int reqsize = crypto_skcipher_reqsize(vc->tfm);
+	int cpu, ret;
+
+	vc->per_bio_data_size = ALIGN(sizeof(struct veil_io) + reqsize,
+				      ARCH_KMALLOC_MINALIGN);
+	ti->per_io_data_size = vc->per_bio_data_size;
+	vc->req_size = sizeof(struct veil_req) + reqsize;
+
+	/* One full bio's worth, so that one writer always makes progress. */
+	ret = mempool_init_page_pool(&vc->page_pool, BIO_MAX_VECS, 0);
+	if (ret) {
+		ti->error = "Cannot allocate page mempool";
+		return ret;
+	}
+	ret = bioset_init(&vc->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_BVECS);
+	if (ret) {
+		ti->error = "Cannot allocate bioset";
+		return ret;
+	}
+	mutex_init(&vc->alloc_lock);
+
+	vc->req_pools = alloc_percpu(mempool_t);
+	if (!vc->req_pools) {
+		ti->error = "Cannot allocate request pools";
+		return -ENOMEM;
+	}
+	for_each_possible_cpu(cpu) {
+		ret = mempool_init_kmalloc_pool(per_cpu_ptr(vc->req_pools, cpu),
+						VEIL_REQS_PER_CPU, vc->req_size);
+		if (ret) {
+			ti->error = "Cannot allocate request pools";
+			return ret;
+		}
+	}
+
+	/*
+	 * Per-CPU queue: work that should stay where it was queued (a read's
+	 * first participant on the CPU that completed it, writes that had to
+	 * wait for pages). Unbound queue: fan-out helpers, which the scheduler
+	 * puts on whichever CPU is idle. Both are on the writeback path, hence
+	 * WQ_MEM_RECLAIM; the per-CPU one is CPU_INTENSIVE so that long cipher
+	 * runs do not hold up other per-CPU work.
+	 */
+	vc->wq = alloc_workqueue("kveild/%s", WQ_MEM_RECLAIM | WQ_CPU_INTENSIVE,
+				 0, name);
+	vc->fanout_wq = alloc_workqueue("kveild_fan/%s",
+					WQ_MEM_RECLAIM | WQ_UNBOUND, 0, name);
+	if (!vc->wq || !vc->fanout_wq) {
+		ti->error = "Cannot allocate workqueue";
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * veil_engine_exit() - tear down what veil_engine_init() set up
+ * @vc: the target instance; no I/O may be in flight.
+ */
+void veil_engine_exit(struct veil_c *vc)
+{
+	int cpu;
+
+	if (vc->fanout_wq)
+		destroy_workqueue(vc->fanout_wq);
+	if (vc->wq)
+		destroy_workqueue(vc->wq);
+	if (vc->req_pools) {
+		for_each_possible_cpu(cpu)
+			mempool_exit(per_cpu_ptr(vc->req_pools, cpu));
+		free_percpu(vc->req_pools);
+	}
+	bioset_exit(&vc->bs);
+	mempool_exit(&vc->page_pool);
+}

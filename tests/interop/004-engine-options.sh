@@ -1,0 +1,19 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The engine's options change where the cipher runs, never the bytes: with
+# fan-out forced onto 4 KiB chunks, with fan-out off, without keystream-ahead,
+# and with dm-crypt's workqueue options, veil and dm-crypt read each other's
+# data (1 MiB requests, so that large bios are split).
+. "$(dirname "$0")/../lib.sh"
+requires root
+requires module dm_crypt loop
+veil_load
+. "$TOP/tests/interop/interop.sh"
+BS=1048576
+specs='^(aes-xts-plain64|aes-ctr-plain64|blowfish-ctr-plain64|serpent-cbc-essiv:sha256)$'
+interop_all 12345 "" "fanout_chunk:4096" "$specs"
+interop_all 12345 "" "no_fanout" "$specs"
+interop_all 12345 "" "no_keystream_ahead fanout_chunk:8192" "$specs"
+interop_all 12345 "same_cpu_crypt no_read_workqueue" "" "$specs"
+interop_all 12345 "no_write_workqueue submit_from_crypt_cpus" "fanout_chunk:4096" "$specs"
+interop_all $((8 * 1543)) "sector_size:4096 iv_large_sectors no_read_workqueue" "fanout_chunk:4096" "$specs"
