@@ -5,6 +5,7 @@
 #   make deps     install every build and test dependency (Debian, as root)
 #   make test     deps + build + run the in-guest suite (T=pattern to filter)
 #   make demo     deps + build + an encrypted volume on a loop file, in the guest
+#   make bench    deps + build + fio: raw vs dm-crypt vs veil, in the guest
 #   make checkpatch   kernel style check of dm-target/
 
 KVER ?= $(shell scripts/kver.sh 2>/dev/null)
@@ -35,6 +36,11 @@ demo: deps
 	$(MAKE) all
 	scripts/demo.sh
 
+bench: deps
+	scripts/deps.sh bench
+	$(MAKE) all
+	bench/run
+
 $(CHECKPATCH):
 	mkdir -p build
 	tar -C build -xf /usr/src/linux-source-6.1.tar.xz \
@@ -49,4 +55,4 @@ clean:
 	-$(MAKE) -C dm-target KDIR=$(KDIR) clean
 	rm -rf build tests/results
 
-.PHONY: all module check-build-deps deps test demo checkpatch clean
+.PHONY: all module check-build-deps deps test demo bench checkpatch clean

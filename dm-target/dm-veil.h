@@ -140,6 +140,7 @@ struct veil_stats {
  * @req_size: size of one struct veil_req with its request context.
  * @wq: per-CPU queue: work that stays on the CPU that queued it.
  * @fanout_wq: unbound queue: fan-out helpers, run on whichever CPU is free.
+ * @active_jobs: jobs started and not finished; fan-out stops at one per CPU.
  * @stats: per-CPU counters.
  * @per_bio_data_size: size of struct veil_io plus the cipher request.
  */
@@ -167,6 +168,7 @@ struct veil_c {
 	unsigned int req_size;
 	struct workqueue_struct *wq;
 	struct workqueue_struct *fanout_wq;
+	atomic_t active_jobs;
 	struct veil_stats __percpu *stats;
 	unsigned int per_bio_data_size;
 };

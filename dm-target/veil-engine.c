@@ -2,23 +2,30 @@
 /*
  * dm-veil engine: who runs the cipher for a bio, where and when.
  *
- * A bio's data is a job cut into chunks of fanout_chunk bytes (one chunk
- * if it is no larger, or fan-out is off). Participants take chunks in turn
- * from an atomic counter until none are left; the last participant to leave
- * finishes the job. One participant needs no allocation (it lives in the
- * per-bio data); helpers come from per-CPU pools without waiting and run on
- * an unbound workqueue, so that a large bio keeps every online CPU busy and
- * CPU hotplug needs no care here. If no helper can be had, the one
- * participant does the whole job: progress never waits for a helper.
+ * A bio's data is a job cut into chunks: at most fanout_chunk bytes, and
+ * at least one per online CPU where 4 KiB chunks allow it (one chunk if
+ * fan-out is off). Participants take chunks in turn from an atomic counter
+ * until none are left; the last participant to leave finishes the job. One
+ * participant needs no allocation (it lives in the per-bio data); helpers
+ * come from per-CPU pools without waiting and run on an unbound workqueue,
+ * so that a large bio keeps every online CPU busy and CPU hotplug needs no
+ * care here. If no helper can be had, the one participant does the whole
+ * job: progress never waits for a helper.
  *
- * Writes: the job runs in veil_map() on the submitting CPU, no queueing
- * hop, once the ciphertext pages are had without waiting; otherwise it runs
- * from the per-CPU workqueue, which may wait on the page pool. Whoever
- * finishes the last chunk submits the ciphertext: no writer thread.
+ * Helpers are added only while fewer jobs than online CPUs are running:
+ * beyond that, the queue depth already keeps the CPUs busy, and a
+ * multi-chunk job runs whole on the unbound queue, wherever a CPU is free.
  *
- * Reads, XTS and CBC: the job starts when the device completes the bio,
- * from the per-CPU workqueue (or in the completion itself for a one-chunk
- * read with no_read_workqueue and a synchronous cipher).
+ * Writes: a job runs in veil_map() on the submitting CPU, no queueing hop,
+ * once the ciphertext pages are had without waiting (unless it is large
+ * and the CPUs are busy, see above); otherwise it runs from the per-CPU
+ * workqueue, which may wait on the page pool. Whoever finishes the last
+ * chunk submits the ciphertext: no writer thread.
+ *
+ * Reads, XTS and CBC: the job starts when the device completes the bio, a
+ * one-chunk job on the completing CPU's queue (or in the completion itself
+ * with no_read_workqueue and a synchronous cipher), a larger one on the
+ * unbound queue.
  *
  * Reads, CTR: the keystream depends only on key and sector, so veil_map()
  * starts a keystream job on the workers and lets dm submit the read. Of
@@ -98,11 +105,16 @@ static bool veil_may_fanout(struct veil_c *vc, enum veil_job_kind kind)
 static void veil_job_plan(struct veil_io *io, enum veil_job_kind kind)
 {
 	unsigned int size = io->iter.bi_size;
+	unsigned int share;
 
 	io->kind = kind;
 	io->error = false;
-	io->chunk_bytes = veil_may_fanout(io->vc, kind) ?
-			  min(io->vc->fanout_chunk, size) : size;
+	io->chunk_bytes = size;
+	if (veil_may_fanout(io->vc, kind)) {
+		share = round_up(DIV_ROUND_UP(size, num_online_cpus()),
+				 VEIL_FANOUT_CHUNK_MIN);
+		io->chunk_bytes = min3(io->vc->fanout_chunk, share, size);
+	}
 	io->nr_chunks = DIV_ROUND_UP(size, io->chunk_bytes);
 	atomic_set(&io->next_chunk, 0);
 	atomic_set(&io->participants, 1);
@@ -142,6 +154,7 @@ static void veil_write_end_io(struct bio *out)
 
 static void veil_job_done(struct veil_io *io)
 {
+	atomic_dec(&io->vc->active_jobs);
 	switch (io->kind) {
 	case VEIL_JOB_WRITE:
 		if (io->error) {
@@ -186,18 +199,21 @@ static void veil_participant_work(struct work_struct *work)
 }
 
 /*
- * Start the participants of a planned job: helpers on the unbound queue,
- * and req0 either here (@run_here: process context that may sleep) or on
- * this CPU's queue.
+ * Start the participants of a planned job: helpers on the unbound queue
+ * while the CPUs are not all busy with other jobs, and req0 here
+ * (@run_here: process context that may sleep), on this CPU's queue (one
+ * chunk), or on the unbound queue (several chunks and no helpers).
  */
 static void veil_job_start(struct veil_io *io, bool run_here)
 {
 	struct veil_c *vc = io->vc;
-	unsigned int i, total;
+	unsigned int i, total, cpus = num_online_cpus();
 	struct veil_req *r;
 	mempool_t *pool;
+	bool busy;
 
-	total = min(io->nr_chunks, num_online_cpus());
+	busy = atomic_inc_return(&vc->active_jobs) > cpus;
+	total = busy ? 1 : min(io->nr_chunks, cpus);
 	for (i = 1; i < total; i++) {
 		pool = per_cpu_ptr(vc->req_pools, raw_smp_processor_id());
 		r = mempool_alloc(pool, GFP_NOWAIT | __GFP_NOWARN);
@@ -212,12 +228,13 @@ static void veil_job_start(struct veil_io *io, bool run_here)
 	if (i > 1)
 		this_cpu_inc(vc->stats->fanout);
 
-	if (run_here) {
+	if (run_here && (i > 1 || io->nr_chunks == 1)) {
 		veil_participate(&io->req0, true);
-	} else {
-		INIT_WORK(&io->req0.work, veil_participant_work);
-		queue_work(vc->wq, &io->req0.work);
+		return;
 	}
+	INIT_WORK(&io->req0.work, veil_participant_work);
+	queue_work(io->nr_chunks > 1 && i == 1 ? vc->fanout_wq : vc->wq,
+		   &io->req0.work);
 }
 
 static void veil_read_end_io(struct bio *bio)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install every build and test dependency on a Debian machine (as root).
-# Does nothing when all of it is there already.
+# Does nothing when all of it is there already. `deps.sh bench` adds
+# what make bench needs.
 set -eu
 
 debs="qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
@@ -24,6 +25,12 @@ fi
 if ! "$(dirname "$0")/vng.sh" --version >/dev/null 2>&1; then
 	echo "deps: installing virtme-ng from PyPI"
 	python3 -m pip install -q virtme-ng 2>&1 | grep -v 'Running pip as the' || true
+fi
+
+# Plots for make bench.
+if [ "${1:-}" = bench ] && ! python3 -c 'import matplotlib' 2>/dev/null; then
+	echo "deps: installing matplotlib from PyPI"
+	python3 -m pip install -q matplotlib 2>&1 | grep -v 'Running pip as the' || true
 fi
 
 "$(dirname "$0")/kver.sh" >/dev/null ||
