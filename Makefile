@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # dm-veil: one entry point.
 #
-#   make          build dm-target/dm-veil.ko for the guest kernel
+#   make          build dm-target/dm-veil.ko for the guest kernel and
+#                 userspace/veilsetup
+#   make install  install both (module under /lib/modules/<ver>/extra)
 #   make deps     install every build and test dependency (Debian, as root)
 #   make test     deps + build + run the in-guest suite (T=pattern to filter)
 #   make demo     deps + build + an encrypted volume on a loop file, in the guest
@@ -12,7 +14,15 @@ KVER ?= $(shell scripts/kver.sh 2>/dev/null)
 KDIR ?= /usr/src/linux-headers-$(KVER)
 CHECKPATCH := build/linux-source-6.1/scripts/checkpatch.pl
 
-all: module
+all: module veilsetup
+
+veilsetup: check-build-deps
+	$(MAKE) -C userspace
+
+install: all
+	install -D -m 0644 dm-target/dm-veil.ko $(DESTDIR)/lib/modules/$(KVER)/extra/dm-veil.ko
+	install -D -m 0755 userspace/veilsetup $(DESTDIR)/usr/local/sbin/veilsetup
+	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 
 module: check-build-deps
 	$(MAKE) -C dm-target KDIR=$(KDIR)
@@ -24,6 +34,9 @@ check-build-deps:
 		echo "linux-image-amd64 and linux-headers-amd64): run 'make deps'."; \
 		exit 1; \
 	fi
+	@for h in libcryptsetup.h libdevmapper.h; do \
+		[ -f /usr/include/$$h ] || { echo "Missing /usr/include/$$h (libcryptsetup-dev, libdevmapper-dev): run 'make deps'."; exit 1; }; \
+	done
 
 deps:
 	scripts/deps.sh
@@ -53,6 +66,7 @@ checkpatch: $(CHECKPATCH)
 
 clean:
 	-$(MAKE) -C dm-target KDIR=$(KDIR) clean
+	-$(MAKE) -C userspace clean
 	rm -rf build tests/results
 
-.PHONY: all module check-build-deps deps test demo bench checkpatch clean
+.PHONY: all module veilsetup install check-build-deps deps test demo bench checkpatch clean

@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# veilsetup benchmark: every cipher/mode/key-size row with non-zero
+# figures, table and JSON, and a filtered run.
+. "$(dirname "$0")/../lib.sh"
+requires root
+VS=$TOP/userspace/veilsetup
+export VEILSETUP_BENCH_MS=20
+
+"$VS" benchmark | tee "$WORK/table"
+rows=$(grep -c 'MiB/s' "$WORK/table")
+[ "$rows" = 24 ] || fail "$rows rows, want 24"
+grep 'MiB/s' "$WORK/table" | grep -q ' 0.0 MiB/s' && fail "a zero figure"
+for c in aes serpent twofish cast6 blowfish; do
+	for m in cbc ctr; do grep -Eq "(^| )$c-$m " "$WORK/table" || fail "no $c-$m row"; done
+done
+for c in aes serpent twofish cast6; do grep -Eq "(^| )$c-xts " "$WORK/table" || fail "no $c-xts row"; done
+
+"$VS" benchmark --json > "$WORK/json"
+[ "$(grep -c '"cipher"' "$WORK/json")" = 24 ] || fail "JSON rows"
+grep -q '"encryption_mib_s": 0.0' "$WORK/json" && fail "zero in JSON"
+
+"$VS" benchmark -c aes-xts -s 512 | tee "$WORK/one"
+[ "$(grep -c 'MiB/s' "$WORK/one")" = 1 ] || fail "filter -c aes-xts -s 512"
+if "$VS" benchmark -c nosuch-xts > "$WORK/err" 2>&1; then fail "unknown cipher accepted"; fi
+grep -q 'not available' "$WORK/err" || fail "unknown cipher message"

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * veilsetup device-mapper calls: every libdevmapper use of the tool is in
+ * this file. Tables that may carry a hex key are marked secure, so that
+ * libdevmapper wipes its copies.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <libdevmapper.h>
+
+#include "veilsetup.h"
+
+static struct dm_task *task(int type, const char *name)
+{
+	struct dm_task *dmt = dm_task_create(type);
+
+	if (!dmt)
+		return NULL;
+	if (name && !dm_task_set_name(dmt, name)) {
+		dm_task_destroy(dmt);
+		return NULL;
+	}
+	return dmt;
+}
+
+/* Run @dmt and wait for udev to make or remove the /dev/mapper node. */
+static int run_synced(struct dm_task *dmt)
+{
+	uint32_t cookie = 0;
+	int ok;
+
+	if (!dm_task_set_cookie(dmt, &cookie, 0))
+		return 0;
+	ok = dm_task_run(dmt);
+	dm_udev_wait(cookie);
+	return ok;
+}
+
+int vs_dm_exists(const char *name)
+{
+	struct dm_task *dmt = task(DM_DEVICE_INFO, name);
+	struct dm_info info;
+	int r = 0;
+
+	if (dmt && dm_task_run(dmt) && dm_task_get_info(dmt, &info))
+		r = info.exists;
+	if (dmt)
+		dm_task_destroy(dmt);
+	return r;
+}
+
+/* Whether the kernel has the veil target registered. */
+int vs_dm_target_loaded(void)
+{
+	struct dm_task *dmt = task(DM_DEVICE_LIST_VERSIONS, NULL);
+	struct dm_versions *v, *last;
+	int found = 0;
+
+	if (!dmt || !dm_task_run(dmt))
+		goto out;
+	v = dm_task_get_versions(dmt);
+	do {
+		last = v;
+		if (!strcmp(v->name, VS_TARGET))
+			found = 1;
+		v = (struct dm_versions *)((char *)v + v->next);
+	} while (last != v);
+out:
+	if (dmt)
+		dm_task_destroy(dmt);
+	return found;
+}
+
+int vs_dm_create(const struct vs_map *m, const char *table)
+{
+	struct dm_task *dmt = task(DM_DEVICE_CREATE, m->name);
+	uint64_t len;
+	char params[1024];
+	int ok = 0;
+
+	if (!dmt)
+		return -ENOMEM;
+	/* table is "<len> <params>"; the target starts at 0 */
+	if (sscanf(table, "%lu %1023[^\n]", &len, params) != 2)
+		goto out;
+	if ((m->uuid && !dm_task_set_uuid(dmt, m->uuid)) ||
+	    (m->read_only && !dm_task_set_ro(dmt)) ||
+	    !dm_task_secure_data(dmt) ||
+	    !dm_task_add_target(dmt, 0, len, VS_TARGET, params))
+		goto out;
+	ok = run_synced(dmt);
+out:
+	explicit_bzero(params, sizeof(params));
+	dm_task_destroy(dmt);
+	return ok ? 0 : -EINVAL;
+}
+
+int vs_dm_reload(const char *name, const char *table)
+{
+	struct dm_task *dmt = task(DM_DEVICE_RELOAD, name);
+	char params[1024];
+	uint64_t len;
+	int ok = 0;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (sscanf(table, "%lu %1023[^\n]", &len, params) == 2 &&
+	    dm_task_secure_data(dmt) &&
+	    dm_task_add_target(dmt, 0, len, VS_TARGET, params))
+		ok = dm_task_run(dmt);
+	explicit_bzero(params, sizeof(params));
+	dm_task_destroy(dmt);
+	if (!ok)
+		return -EINVAL;
+
+	dmt = task(DM_DEVICE_RESUME, name);
+	if (!dmt)
+		return -ENOMEM;
+	ok = run_synced(dmt);
+	dm_task_destroy(dmt);
+	return ok ? 0 : -EINVAL;
+}
+
+int vs_dm_remove(const char *name)
+{
+	struct dm_task *dmt = task(DM_DEVICE_REMOVE, name);
+	int ok;
+
+	if (!dmt)
+		return -ENOMEM;
+	dm_task_retry_remove(dmt);
+	ok = run_synced(dmt);
+	dm_task_destroy(dmt);
+	return ok ? 0 : -EBUSY;
+}
+
+/*
+ * The first target of @name: its type, its table (@status = 0, with the key)
+ * or status (@status = 1) parameters, its length and the device's uuid.
+ */
+int vs_dm_get(const char *name, int status, char *type, size_t type_len,
+	      char *params, size_t params_len, uint64_t *len, char *uuid,
+	      size_t uuid_len)
+{
+	struct dm_task *dmt = task(status ? DM_DEVICE_STATUS : DM_DEVICE_TABLE, name);
+	char *ttype = NULL, *tparams = NULL;
+	uint64_t start, length;
+	struct dm_info info;
+	int r = -ENODEV;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (!status && !dm_task_secure_data(dmt))
+		goto out;
+	if (!dm_task_run(dmt) || !dm_task_get_info(dmt, &info) || !info.exists)
+		goto out;
+	dm_get_next_target(dmt, NULL, &start, &length, &ttype, &tparams);
+	if (!ttype)
+		goto out;
+	snprintf(type, type_len, "%s", ttype);
+	snprintf(params, params_len, "%s", tparams ? tparams : "");
+	*len = length;
+	if (uuid)
+		snprintf(uuid, uuid_len, "%s", dm_task_get_uuid(dmt) ?: "");
+	r = 0;
+out:
+	dm_task_destroy(dmt);
+	return r;
+}
