@@ -8,6 +8,7 @@
 #   make test     deps + build + run the in-guest suite (T=pattern to filter)
 #   make demo     deps + build + an encrypted volume on a loop file, in the guest
 #   make bench    deps + build + fio: raw vs dm-crypt vs veil, in the guest
+#   make bench-fs deps + build + file-system command times per cipher
 #   make checkpatch   kernel style check of dm-target/
 
 KVER ?= $(shell scripts/kver.sh 2>/dev/null)
@@ -43,6 +44,7 @@ deps:
 
 test: deps
 	$(MAKE) all
+	scripts/build-cramfs.sh
 	tests/run $(T)
 
 demo: deps
@@ -53,6 +55,12 @@ bench: deps
 	scripts/deps.sh bench
 	$(MAKE) all
 	bench/run
+
+bench-fs: deps
+	scripts/deps.sh bench
+	$(MAKE) all
+	scripts/build-cramfs.sh
+	bench/fs-run
 
 $(CHECKPATCH):
 	mkdir -p build
@@ -69,4 +77,4 @@ clean:
 	-$(MAKE) -C userspace clean
 	rm -rf build tests/results
 
-.PHONY: all module veilsetup install check-build-deps deps test demo bench checkpatch clean
+.PHONY: all module veilsetup install check-build-deps deps test demo bench bench-fs checkpatch clean

@@ -9,9 +9,7 @@ import json
 import os
 import sys
 
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from plots import grouped_bars
 
 TARGETS = ["raw", "dm-crypt", "veil", "veil-no-ahead"]
 
@@ -69,41 +67,24 @@ def table(runs, cpus, dev, targets):
 
 def plot(runs, res, cpus, dev, targets):
     wls = [w for w in keys(runs, 2) if (cpus, dev, w, targets[0]) in runs]
-    fig, ax = plt.subplots(figsize=(10, 4.5))
-    width = 0.8 / len(targets)
-    for i, t in enumerate(targets):
-        vals = [runs.get((cpus, dev, w, t), {"mbs": 0})["mbs"] for w in wls]
-        ax.bar([x + i * width for x in range(len(wls))], vals, width, label=t)
-    ax.set_xticks([x + width * (len(targets) - 1) / 2 for x in range(len(wls))])
-    ax.set_xticklabels(wls, rotation=25, ha="right", fontsize=8)
-    ax.set_ylabel("MB/s")
-    ax.set_title(f"fio on {dev}, {cpus} vCPU(s), QEMU TCG guest")
-    ax.legend()
-    fig.tight_layout()
     name = f"fio-{dev}-{cpus}cpu.png"
-    fig.savefig(os.path.join(res, name), dpi=90)
-    plt.close(fig)
+    grouped_bars(os.path.join(res, name), wls,
+                 [(t, [runs.get((cpus, dev, w, t), {"mbs": 0})["mbs"] for w in wls]) for t in targets],
+                 "MB/s (log scale)", f"fio on {dev}, {cpus} vCPU(s), QEMU TCG guest", log=True)
     return name
 
 
 def plot_scaling(runs, res):
     wls = [w for w in keys(runs, 2) if (1, "brd", w, "veil") in runs and (2, "brd", w, "veil") in runs]
-    fig, ax = plt.subplots(figsize=(10, 4.5))
-    for i, cpus in enumerate((1, 2)):
+    series = []
+    for cpus in (1, 2):
         vals = []
         for w in wls:
             c, v = runs[(cpus, "brd", w, "dm-crypt")], runs[(cpus, "brd", w, "veil")]
             vals.append(v["mbs"] / c["mbs"] if c["mbs"] else 0)
-        ax.bar([x + i * 0.4 for x in range(len(wls))], vals, 0.4, label=f"{cpus} vCPU")
-    ax.axhline(1.0, color="grey", lw=0.8)
-    ax.set_xticks([x + 0.2 for x in range(len(wls))])
-    ax.set_xticklabels(wls, rotation=25, ha="right", fontsize=8)
-    ax.set_ylabel("veil / dm-crypt throughput")
-    ax.set_title("veil vs dm-crypt, aes-xts-plain64 on brd, by vCPU count")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(res, "scaling-brd.png"), dpi=90)
-    plt.close(fig)
+        series.append((f"{cpus} vCPU", vals))
+    grouped_bars(os.path.join(res, "scaling-brd.png"), wls, series, "veil / dm-crypt throughput",
+                 "veil vs dm-crypt, aes-xts-plain64 on brd, by vCPU count", hline=1.0)
     return "scaling-brd.png"
 
 

@@ -1,58 +1,64 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The demo, inside the guest: an encrypted ext2 volume on a loop file,
-# made, filled, closed, reopened and verified with plain dmsetup.
+# The demo, inside the guest: a LUKS2 volume on a loop file made with
+# veilsetup, ext2 on it, files in, closed, reopened, verified; its status
+# and counters; a short cipher comparison; cryptsetup opens the same volume.
 set -eu -o pipefail
 OUT=$1
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+VS=$TOP/userspace/veilsetup
+PASS="demo passphrase"
 exec > "$OUT/demo.log" 2>&1
 step() { echo; echo "demo: $*"; }
 run() { echo "  # $*"; "$@" 2>&1 | sed 's/^/  /'; }
+piped() { echo "  # echo '<passphrase>' | $*"; echo "$PASS" | "$@" 2>&1 | sed 's/^/  /'; }
 
 step "load device-mapper and the veil target"
-modprobe -a dm_mod loop
+modprobe -a dm_mod dm_crypt loop
 run insmod "$TOP/dm-target/dm-veil.ko"
-run dmsetup targets
 
-step "make a 64 MiB loop file and a random 512-bit key"
+step "a 64 MiB loop file, formatted as LUKS2 by veilsetup (argon2id, 64 MiB memory)"
 truncate -s 64M /tmp/volume.img
 dev=$(losetup -f --show /tmp/volume.img)
-key=$(head -c 64 /dev/urandom | od -An -v -tx1 | tr -d ' \n')
 echo "  loop device $dev"
-table="0 $(blockdev --getsz "$dev") veil aes-xts-plain64 $key 0 $dev 0"
+piped "$VS" luksFormat -q --pbkdf-memory 65536 --iter-time 500 "$dev"
 
-step "map it through veil (aes-xts-plain64), put ext2 on it, copy files in"
-echo "  # dmsetup create secret --table '0 <sectors> veil aes-xts-plain64 <key> 0 $dev 0'"
-dmsetup create secret --table "$table"
+step "open it with the veil target (the key goes to the kernel keyring, not the table)"
+piped "$VS" open "$dev" secret
+run dmsetup table secret
+
+step "ext2 on it, files copied in"
 run mkfs.ext2 -q /dev/mapper/secret
 mkdir -p /tmp/mnt
 mount /dev/mapper/secret /tmp/mnt
-cp -r "$TOP/docs" "$TOP/dm-target" /tmp/mnt/
+cp -r "$TOP/docs" "$TOP/dm-target" "$TOP/userspace" /tmp/mnt/
 (cd /tmp/mnt && find . -type f | sort | xargs sha256sum) > /tmp/sums
 echo "  copied $(wc -l < /tmp/sums) files, $(du -sh /tmp/mnt | cut -f1)"
-run dmsetup status secret
 
 step "close it; the raw file holds no plaintext"
 umount /tmp/mnt
-run dmsetup remove secret
-if grep -qa "veil_crypt_map" /tmp/volume.img; then echo "  PLAINTEXT FOUND"; exit 1; fi
+run "$VS" close secret
+if grep -qa "veil_engine_map" /tmp/volume.img; then echo "  PLAINTEXT FOUND"; exit 1; fi
 echo "  grep for a word of the copied sources in the raw file: not found"
 
-step "reopen with the same key and verify every file"
-dmsetup create secret --table "$table"
+step "reopen and verify every file"
+piped "$VS" open "$dev" secret
 mount -o ro /dev/mapper/secret /tmp/mnt
 (cd /tmp/mnt && sha256sum --quiet -c /tmp/sums) && echo "  all $(wc -l < /tmp/sums) files intact"
-run df -h /tmp/mnt
+run "$VS" status secret
+umount /tmp/mnt
+run "$VS" close secret
 
-step "the same bytes through the kernel's dm-crypt"
-umount /tmp/mnt
-dmsetup remove secret
-dmsetup create secret-crypt --table "${table/ veil / crypt }"
+step "the same volume through cryptsetup and the kernel's dm-crypt"
+piped cryptsetup open "$dev" secret-crypt
 mount -o ro /dev/mapper/secret-crypt /tmp/mnt
-(cd /tmp/mnt && sha256sum --quiet -c /tmp/sums) && echo "  dm-crypt reads all files of the veil volume"
+(cd /tmp/mnt && sha256sum --quiet -c /tmp/sums) && echo "  cryptsetup + dm-crypt read all files of the veil volume"
 umount /tmp/mnt
-dmsetup remove secret-crypt
+run cryptsetup close secret-crypt
 losetup -d "$dev"
+
+step "a short cipher comparison (kernel crypto API, memory only)"
+VEILSETUP_BENCH_MS=100 run "$VS" benchmark -s 256
 run rmmod dm_veil
 echo
 echo "demo: done"

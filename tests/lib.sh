@@ -10,13 +10,20 @@ set -eu -o pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 VEIL_KO=$TOP/dm-target/dm-veil.ko
 WORK=$(mktemp -d /tmp/veiltest.XXXXXX)
-_devs=() _loops=() _mounts=()
+_devs=() _loops=() _mounts=() _atexit=()
+
+# at_exit CMD: run CMD (a string) on exit, after unmounting, before devices
+# are removed: for modules such as block2mtd that hold a volume.
+at_exit() { _atexit+=("$1"); }
 
 cleanup() {
 	local i
 	set +e
 	for ((i = ${#_mounts[@]} - 1; i >= 0; i--)); do
 		umount "${_mounts[i]}" 2>/dev/null
+	done
+	for ((i = ${#_atexit[@]} - 1; i >= 0; i--)); do
+		eval "${_atexit[i]}" >/dev/null 2>&1
 	done
 	for ((i = ${#_devs[@]} - 1; i >= 0; i--)); do
 		dmsetup info "${_devs[i]}" >/dev/null 2>&1 &&
@@ -119,4 +126,36 @@ same_data() {
 	local n
 	n=$(stat -c %s "$1")
 	read_direct "$2" "$n" "${3:-0}" | cmp -s - "$1"
+}
+
+# vs_open DEV NAME [VEILSETUP OPTIONS]: a plain veil volume keyed by this
+# test's key file (no PBKDF: fast in the guest); CIPHER picks the cipher
+VS=$TOP/userspace/veilsetup
+vs_open() {
+	local dev=$1 name=$2
+	shift 2
+	[ -f "$WORK/vs.key" ] || head -c 64 /dev/urandom > "$WORK/vs.key"
+	_devs+=("$name")
+	"$VS" open --type plain -c "${CIPHER:-aes-xts-plain64}" -s "${KEYBITS:-512}" \
+		-d "$WORK/vs.key" "$@" "$dev" "$name"
+}
+vs_close() { "$VS" close "$1"; }
+
+# fill_files DIR: a small tree (1 MiB and 256 KiB of data, 20 small files,
+# a file named with the plaintext marker); checksums in $WORK/sums
+fill_files() {
+	local i
+	mkdir -p "$1/sub/deeper"
+	plaintext "$1/big" $((1024 * 1024))
+	plaintext "$1/sub/medium" $((256 * 1024))
+	echo "named so that metadata leaks show" > "$1/sub/deeper/$PLAIN_MARKER.txt"
+	for ((i = 0; i < 20; i++)); do
+		head -c $((1000 + i * 150)) /dev/urandom > "$1/sub/small$i"
+	done
+	(cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$WORK/sums"
+}
+
+# verify_files DIR: every file of the last fill_files is intact
+verify_files() {
+	(cd "$1" && sha256sum --quiet -c "$WORK/sums") || fail "files in $1 changed"
 }

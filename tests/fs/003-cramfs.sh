@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# cramfs (built out of tree, see scripts/build-cramfs.sh) on a veil volume:
+# image from mkfs.cramfs written through veil, mounted read-only, verified;
+# after close and reopen again. A volume smaller than the image is refused.
+. "$(dirname "$0")/../lib.sh"
+requires root
+requires module loop
+requires cmd mkfs.cramfs
+[ -f "$TOP/build/cramfs/cramfs.ko" ] || skip "no build/cramfs/cramfs.ko (scripts/build-cramfs.sh)"
+veil_load
+lsmod | grep -q '^cramfs ' || insmod "$TOP/build/cramfs/cramfs.ko"
+at_exit "rmmod cramfs"
+mnt=$WORK/mnt
+mkdir -p "$mnt" "$WORK/src"
+
+fill_files "$WORK/src"
+mkfs.cramfs "$WORK/src" "$WORK/img" >/dev/null
+info "image: $(stat -c %s "$WORK/img") bytes"
+
+mkloop 32M
+vs_open "$LOOP" vt
+cat "$WORK/img" > /dev/mapper/vt
+sync
+mount -t cramfs -o ro /dev/mapper/vt "$mnt"
+track_mount "$mnt"
+verify_files "$mnt"
+umount "$mnt"
+vs_close vt
+no_plaintext "$LOOP"
+
+vs_open "$LOOP" vt
+mount -t cramfs -o ro /dev/mapper/vt "$mnt"
+verify_files "$mnt"
+umount "$mnt"
+vs_close vt
+
+# A volume smaller than the image: the write runs out of space, and the
+# truncated image does not mount.
+head -c $((3 * 1024 * 1024)) /dev/urandom > "$WORK/src/incompressible"
+mkfs.cramfs "$WORK/src" "$WORK/img2" >/dev/null
+mkloop 2M
+vs_open "$LOOP" small
+if cat "$WORK/img2" > /dev/mapper/small 2> "$WORK/err"; then fail "image larger than the volume was written"; fi
+grep -q 'No space left on device' "$WORK/err" || fail "write error: $(cat "$WORK/err")"
+expect_fail mount -t cramfs -o ro /dev/mapper/small "$mnt"
+vs_close small

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Guest side of 001-usb-stick.sh: PHASE "write" makes a LUKS2 veil volume on
+# the USB stick and fills it; PHASE "read" (after a reboot) reopens and
+# verifies it. Writes RESULTS/usb-PHASE.ok on success.
+#
+#   usb-guest.sh RESULTS PHASE
+. "$(dirname "$0")/../lib.sh"
+RESULTS=$1
+PHASE=$2
+PASS="usb stick passphrase"
+veil_load
+udevadm settle
+stick=""
+for b in /sys/block/sd*; do
+	[ -e "$b" ] || continue
+	if [ "$(cat "$b/removable")" = 1 ] && readlink -f "$b/device" | grep -q usb; then
+		stick=/dev/$(basename "$b")
+	fi
+done
+[ -n "$stick" ] || fail "no removable USB disk in the guest"
+info "USB stick: $stick ($(sectors "$stick") sectors)"
+mnt=$WORK/mnt
+mkdir -p "$mnt"
+
+if [ "$PHASE" = write ]; then
+	echo "$PASS" | "$VS" luksFormat -q --pbkdf pbkdf2 --iter-time 50 "$stick"
+	echo "$PASS" | "$VS" open "$stick" stick
+	_devs+=(stick)
+	mkfs.ext2 -q /dev/mapper/stick
+	mount /dev/mapper/stick "$mnt"
+	track_mount "$mnt"
+	fill_files "$mnt"
+	cp "$WORK/sums" "$RESULTS/usb-sums"
+	umount "$mnt"
+	"$VS" close stick
+else
+	cp "$RESULTS/usb-sums" "$WORK/sums"
+	echo "$PASS" | "$VS" open "$stick" stick
+	_devs+=(stick)
+	mount -o ro /dev/mapper/stick "$mnt"
+	track_mount "$mnt"
+	verify_files "$mnt"
+	umount "$mnt"
+	"$VS" close stick
+fi
+touch "$RESULTS/usb-$PHASE.ok"
