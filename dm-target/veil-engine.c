@@ -28,7 +28,7 @@
  * unbound queue.
  *
  * Reads, CTR: the keystream depends only on key and sector, so veil_map()
- * starts a keystream job on the workers and lets dm submit the read. Of
+ * starts a keystream job on the unbound workers and lets dm submit the read. Of
  * the read's completion and the keystream job, the second to finish XORs
  * the keystream into the data and completes the bio: a hit when the
  * keystream was ready first, a miss otherwise.
@@ -202,7 +202,9 @@ static void veil_participant_work(struct work_struct *work)
  * Start the participants of a planned job: helpers on the unbound queue
  * while the CPUs are not all busy with other jobs, and req0 here
  * (@run_here: process context that may sleep), on this CPU's queue (one
- * chunk), or on the unbound queue (several chunks and no helpers).
+ * chunk), or on the unbound queue (several chunks and no helpers, or a
+ * keystream job: it runs while the submitter goes on, so it should not
+ * take the submitter's CPU).
  */
 static void veil_job_start(struct veil_io *io, bool run_here)
 {
@@ -233,7 +235,8 @@ static void veil_job_start(struct veil_io *io, bool run_here)
 		return;
 	}
 	INIT_WORK(&io->req0.work, veil_participant_work);
-	queue_work(io->nr_chunks > 1 && i == 1 ? vc->fanout_wq : vc->wq,
+	queue_work((io->nr_chunks > 1 && i == 1) ||
+		   io->kind == VEIL_JOB_KEYSTREAM ? vc->fanout_wq : vc->wq,
 		   &io->req0.work);
 }
 
