@@ -124,6 +124,15 @@ static int check_cipher(const char *spec, size_t key_bytes)
 	return r;
 }
 
+/* CTR reuses a sector's keystream on every rewrite: say so. */
+static void warn_ctr(const char *spec)
+{
+	if (strstr(spec, "-ctr-"))
+		fprintf(stderr, "WARNING: %s is CTR mode: every rewrite of a sector reuses its "
+			"keystream, so anyone who sees the device twice learns the XOR of old and "
+			"new data. Use XTS unless nobody can image the device twice.\n", spec);
+}
+
 static int check_target(void)
 {
 	if (vs_dm_target_loaded())
@@ -243,6 +252,7 @@ static int open_plain(const char *device, const char *name)
 	r = common_checks(device, name) ?: check_cipher(m.cipher, m.key_size);
 	if (r)
 		return r;
+	warn_ctr(m.cipher);
 	m.key = vs_secure_alloc(m.key_size);
 	if (!m.key)
 		return -ENOMEM;
@@ -519,6 +529,7 @@ static int action_luks_format(int argc, char **argv)
 	r = check_device(argv[0], 1) ?: check_cipher(spec, key_bytes);
 	if (r)
 		return r;
+	warn_ctr(spec);
 	if (!strcmp(pbkdf.type, CRYPT_KDF_PBKDF2))
 		pbkdf.max_memory_kb = pbkdf.parallel_threads = 0;
 	r = confirm(argv[0]) ?: get_passphrase("Enter passphrase for the new volume: ",

@@ -42,6 +42,11 @@ check "-c aes-xts-plain64 -s 256 -d $WORK/keyfile"
 check "-c serpent-xts-plain64 -s 512 --sector-size 4096 --iv-large-sectors" $'large IVs\n'
 check "-c aes-xts-plain64 -s 512 -h sha256 --allow-discards" $'engine opts\n' "--hex-key --fanout-chunk 8192 --no-keystream-ahead"
 
+# CTR is refused nowhere but warned about.
+echo x | "$VS" open --type plain -c aes-ctr-plain64 -h sha256 "$LOOP" vt 2> "$WORK/warn"
+grep -q 'WARNING: aes-ctr-plain64 is CTR mode' "$WORK/warn" || fail "no CTR warning"
+"$VS" close vt
+
 # --hex-key puts the key in the table; the default does not.
 echo secret | "$VS" open --type plain -h sha256 --hex-key "$LOOP" vt
 dmsetup table --showkeys vt | grep -Eq ' [0-9a-f]{64} ' || fail "--hex-key: no hex key"
