@@ -6,7 +6,7 @@
 set -eu
 
 debs="qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
-      cryptsetup-bin dmsetup fio mtd-utils e2fsprogs kmod keyutils udev
+      cryptsetup-bin dmsetup fio mtd-utils e2fsprogs kmod keyutils udev busybox-static
       libdevmapper-dev libcryptsetup-dev pkg-config gcc make python3-pip"
 
 missing=""
