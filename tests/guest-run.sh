@@ -14,7 +14,6 @@ PATTERN=${2:-}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 TAP=$RESULTS/results.tap
 TIMEOUT=${VEIL_TEST_TIMEOUT:-900}
-BAD_KMSG='WARNING:|BUG:|Oops|general protection|kernel BUG|UBSAN|KASAN|kmemleak|INFO: task .* blocked|refcount_t:|list_(add|del) corruption|scheduling while atomic'
 
 mkdir -p "$RESULTS/logs"
 echo "TAP version 13" > "$TAP"
@@ -37,7 +36,7 @@ for t in "${tests[@]}"; do
 	rc=$?
 	secs=$(($(date +%s) - start))
 	new=$(dmesg | tail -n +"$((before + 1))")
-	bad=$(echo "$new" | grep -E "$BAD_KMSG" | head -3)
+	bad=$(echo "$new" | grep -E -f "$TOP/tests/bad-kmsg.re" | head -3)
 	left=$(dmsetup ls 2>/dev/null | grep -v '^No devices found' | awk '{print $1}' | tr '\n' ' ')
 	{
 		echo "--- kernel log during the test ---"

@@ -91,6 +91,22 @@ expect_fail() {
 kmsg_mark() { _kmsg=$(dmesg | wc -l); }
 kmsg_since() { dmesg | tail -n +"$((_kmsg + 1))"; }
 
+# kmsg_bad: the lines of the kernel log since kmsg_mark (or boot) that
+# show a kernel bug: WARN, BUG, oops, leaks, hung tasks
+kmsg_bad() { dmesg | tail -n +"$((${_kmsg:-0} + 1))" | grep -E -f "$TOP/tests/bad-kmsg.re"; }
+
+# usb_stick: the removable USB disk QEMU gives the guest (/dev/sdX), or
+# nothing if none is attached
+usb_stick() {
+	local b
+	for b in /sys/block/sd*; do
+		[ -e "$b" ] || continue
+		if [ "$(cat "$b/removable")" = 1 ] && readlink -f "$b/device" | grep -q usb; then
+			echo "/dev/$(basename "$b")"
+		fi
+	done
+}
+
 # sectors DEV: size in 512-byte sectors
 sectors() { blockdev --getsz "$1"; }
 

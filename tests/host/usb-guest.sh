@@ -11,13 +11,7 @@ PHASE=$2
 PASS="usb stick passphrase"
 veil_load
 udevadm settle
-stick=""
-for b in /sys/block/sd*; do
-	[ -e "$b" ] || continue
-	if [ "$(cat "$b/removable")" = 1 ] && readlink -f "$b/device" | grep -q usb; then
-		stick=/dev/$(basename "$b")
-	fi
-done
+stick=$(usb_stick)
 [ -n "$stick" ] || fail "no removable USB disk in the guest"
 info "USB stick: $stick ($(sectors "$stick") sectors)"
 mnt=$WORK/mnt
@@ -44,4 +38,5 @@ else
 	umount "$mnt"
 	"$VS" close stick
 fi
+bad=$(kmsg_bad) && fail "kernel log: $bad"
 touch "$RESULTS/usb-$PHASE.ok"
