@@ -65,16 +65,19 @@ dmsetup remove b-crypt
 dmsetup remove b-veil
 
 # Delayed null_blk, aes-ctr-plain64: 64 KiB random reads at QD1, where
-# keystream-ahead hides cipher time behind the device's latency.
+# keystream-ahead hides cipher time behind the device's latency; larger
+# reads, and keystream-ahead off and on for every size, for its size limit.
 map /dev/nullb0 n-crypt crypt aes-ctr-plain64 "$KEY32"
 map /dev/nullb0 n-veil veil aes-ctr-plain64 "$KEY32"
 map /dev/nullb0 n-noahead veil aes-ctr-plain64 "$KEY32" "1 no_keystream_ahead"
+map /dev/nullb0 n-ahead1m veil aes-ctr-plain64 "$KEY32" "1 keystream_ahead_max:1048576"
 for t in raw:/dev/nullb0 dm-crypt:/dev/mapper/n-crypt veil:/dev/mapper/n-veil \
-	 veil-no-ahead:/dev/mapper/n-noahead; do
+	 veil-no-ahead:/dev/mapper/n-noahead veil-ahead-1m:/dev/mapper/n-ahead1m; do
 	run nullblk "${t%%:*}" "${t#*:}" rand-read-64k-qd1 randread 64k 1 1
+	run nullblk "${t%%:*}" "${t#*:}" rand-read-256k-qd1 randread 256k 1 1
 	run nullblk "${t%%:*}" "${t#*:}" seq-read-1m-qd1 read 1m 1 1
 done
 dmsetup status n-veil >> "$RES/env-$CPUS.txt"
-for d in n-crypt n-veil n-noahead; do dmsetup remove $d; done
+for d in n-crypt n-veil n-noahead n-ahead1m; do dmsetup remove $d; done
 rmmod dm_veil
 log "finished"

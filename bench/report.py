@@ -11,7 +11,7 @@ import sys
 
 from plots import grouped_bars
 
-TARGETS = ["raw", "dm-crypt", "veil", "veil-no-ahead"]
+TARGETS = ["raw", "dm-crypt", "veil", "veil-no-ahead", "veil-ahead-1m"]
 
 
 def load(res):

@@ -28,12 +28,22 @@
 #define VEIL_OPT_FANOUT_CHUNK		"fanout_chunk"
 #define VEIL_OPT_NO_FANOUT		"no_fanout"
 #define VEIL_OPT_NO_KS_AHEAD		"no_keystream_ahead"
-#define VEIL_MAX_OPTS			10
+#define VEIL_OPT_KS_AHEAD_MAX		"keystream_ahead_max"
+#define VEIL_MAX_OPTS			11
 
 /* Fan-out chunk size in bytes: default and limits. */
 #define VEIL_FANOUT_CHUNK_DEFAULT	(64 * 1024)
 #define VEIL_FANOUT_CHUNK_MIN		4096
 #define VEIL_FANOUT_CHUNK_MAX		(1024 * 1024)
+/* A bio is cut into at least this many chunks per online CPU, if it can. */
+#define VEIL_CHUNKS_PER_CPU		4
+
+/*
+ * CTR reads up to keystream_ahead_max bytes compute their keystream during
+ * the read: default, and the most chunks such a read can have.
+ */
+#define VEIL_KS_AHEAD_MAX_DEFAULT	(64 * 1024)
+#define VEIL_KS_MAX_CHUNKS		(VEIL_FANOUT_CHUNK_MAX / VEIL_FANOUT_CHUNK_MIN)
 
 /**
  * enum veil_flag - engine switches from the table line (bits of veil_c.flags)
@@ -132,14 +142,15 @@ struct veil_stats {
  * @iv_large_sectors: IVs count @sector_size units, not 512-byte sectors.
  * @flags: enum veil_flag bits.
  * @fanout_chunk: bytes per chunk when a bio is split over CPUs.
+ * @ks_ahead_max: largest CTR read whose keystream is computed ahead.
  * @key: the volume key.
  * @page_pool: pages for write ciphertext and CTR keystream.
  * @bs: bios that carry ciphertext to @dev, and keystream page holders.
  * @alloc_lock: serialises page allocations that may wait on @page_pool.
  * @req_pools: per-CPU pools of cipher requests for fan-out helpers.
  * @req_size: size of one struct veil_req with its request context.
- * @wq: per-CPU queue: work that stays on the CPU that queued it.
- * @fanout_wq: unbound queue: fan-out helpers, run on whichever CPU is free.
+ * @wq: per-CPU queue: fan-out participants, each on the CPU chosen for it.
+ * @fanout_wq: unbound queue: jobs that run alone, on whichever CPU is free.
  * @active_jobs: jobs started and not finished; fan-out stops at one per CPU.
  * @stats: per-CPU counters.
  * @per_bio_data_size: size of struct veil_io plus the cipher request.
@@ -158,6 +169,7 @@ struct veil_c {
 	bool iv_large_sectors;
 	unsigned long flags;
 	unsigned int fanout_chunk;
+	unsigned int ks_ahead_max;
 
 	struct veil_key key;
 
@@ -218,7 +230,10 @@ struct veil_req {
  * @next_chunk: next chunk to take; participants take them in turn.
  * @participants: participants that have not left yet.
  * @ahead_pending: keystream read: the device I/O and the keystream job.
+ * @read_done: keystream read: the device read completed without error.
+ * @shared: the job has had more than one participant.
  * @error: a cipher call failed.
+ * @ks_chunks: keystream read: chunks whose keystream awaits the XOR.
  * @req0: the participant that needs no allocation; must be last.
  */
 struct veil_io {
@@ -236,7 +251,10 @@ struct veil_io {
 	atomic_t next_chunk;
 	atomic_t participants;
 	atomic_t ahead_pending;
+	bool read_done;
+	bool shared;
 	bool error;
+	DECLARE_BITMAP(ks_chunks, VEIL_KS_MAX_CHUNKS);
 
 	struct veil_req req0;
 };
@@ -265,7 +283,7 @@ unsigned int veil_key_emit(const struct veil_key *key, char *result,
 
 /* veil-crypt.c */
 int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
-		     bool may_sleep);
+		     enum veil_job_kind kind, bool may_sleep);
 void veil_crypt_xor_keystream(struct veil_io *io);
 
 /* veil-engine.c */

@@ -59,21 +59,23 @@ static void veil_out_sg(struct veil_io *io, unsigned int pos,
  * @io: the job.
  * @r: the participant's cipher request.
  * @idx: chunk number; the chunk is @io->chunk_bytes from @idx times that.
+ * @kind: what this chunk does: @io->kind, or VEIL_JOB_READ for a chunk of
+ *	a keystream job whose read has completed.
  * @may_sleep: the caller may sleep (process context).
  *
  * Writes encrypt the bio's data into @io->out, reads decrypt it in place,
- * keystream jobs encrypt zeros into @io->out.
+ * keystream chunks encrypt zeros into @io->out.
  *
  * Return: 0, or -EIO for a sector split over pages, or the cipher's error.
  */
 int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
-		     bool may_sleep)
+		     enum veil_job_kind kind, bool may_sleep)
 {
 	struct veil_c *vc = io->vc;
 	unsigned int off = idx * io->chunk_bytes;
 	unsigned int len = min(io->chunk_bytes, io->iter.bi_size - off);
-	bool encrypt = io->kind != VEIL_JOB_READ;
-	int dir = io->kind == VEIL_JOB_WRITE;
+	bool encrypt = kind != VEIL_JOB_READ;
+	int dir = kind == VEIL_JOB_WRITE;
 	sector_t sector = io->sector + (off >> SECTOR_SHIFT);
 	struct bvec_iter iter = io->iter;
 	struct scatterlist sg_in, sg_out;
@@ -82,13 +84,13 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 	u64 t0, ns = 0;
 	int ret = 0;
 
-	if (io->kind != VEIL_JOB_KEYSTREAM)
+	if (kind != VEIL_JOB_KEYSTREAM)
 		bio_advance_iter(io->base, &iter, off);
 
 	for (done = 0; done < len; done += vc->sector_size) {
 		sg_init_table(&sg_in, 1);
 		sg_init_table(&sg_out, 1);
-		if (io->kind == VEIL_JOB_KEYSTREAM) {
+		if (kind == VEIL_JOB_KEYSTREAM) {
 			sg_set_page(&sg_in, ZERO_PAGE(0), vc->sector_size, 0);
 		} else {
 			in = bio_iter_iovec(io->base, iter);
@@ -101,11 +103,11 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 				    in.bv_offset);
 			bio_advance_iter_single(io->base, &iter, vc->sector_size);
 		}
-		if (io->kind != VEIL_JOB_READ)
+		if (kind != VEIL_JOB_READ)
 			veil_out_sg(io, off + done, &sg_out);
 
 		t0 = local_clock();
-		ret = veil_cipher(r, &sg_in, io->kind == VEIL_JOB_READ ?
+		ret = veil_cipher(r, &sg_in, kind == VEIL_JOB_READ ?
 				  &sg_in : &sg_out, sector, encrypt, may_sleep);
 		ns += local_clock() - t0;
 		if (ret)
@@ -119,20 +121,18 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 	return ret;
 }
 
-/**
- * veil_crypt_xor_keystream() - decrypt a CTR read with its ready keystream
- * @io: a keystream job whose chunks are all done and whose read completed.
- *
- * Safe in any context: it only maps pages and XORs.
- */
-void veil_crypt_xor_keystream(struct veil_io *io)
+/* XOR the keystream into @len bytes of the read's data from byte @off. */
+static void veil_xor_range(struct veil_io *io, unsigned int off,
+			   unsigned int len)
 {
-	unsigned int pos = 0, done, n, koff;
-	struct bvec_iter iter;
+	struct bvec_iter start = io->iter, iter;
+	unsigned int pos = off, done, n, koff;
 	struct bio_vec bv;
 	u8 *data, *ks;
 
-	__bio_for_each_segment(bv, io->base, iter, io->iter) {
+	bio_advance_iter(io->base, &start, off);
+	start.bi_size = len;
+	__bio_for_each_segment(bv, io->base, iter, start) {
 		data = bvec_kmap_local(&bv);
 		for (done = 0; done < bv.bv_len; done += n) {
 			koff = offset_in_page(pos + done);
@@ -144,5 +144,27 @@ void veil_crypt_xor_keystream(struct veil_io *io)
 		}
 		kunmap_local(data);
 		pos += bv.bv_len;
+	}
+}
+
+/**
+ * veil_crypt_xor_keystream() - decrypt the CTR chunks whose keystream is ready
+ * @io: a keystream job whose read completed.
+ *
+ * XORs each chunk marked in @io->ks_chunks into the data and clears its
+ * mark; a chunk another caller clears first is left to it, so participants
+ * may call this at the same time. Chunks never marked were decrypted in
+ * place. Safe in any context: it only maps pages and XORs.
+ */
+void veil_crypt_xor_keystream(struct veil_io *io)
+{
+	unsigned int idx, off;
+
+	for_each_set_bit(idx, io->ks_chunks, io->nr_chunks) {
+		if (!test_and_clear_bit(idx, io->ks_chunks))
+			continue;
+		off = idx * io->chunk_bytes;
+		veil_xor_range(io, off, min(io->chunk_bytes,
+					    io->iter.bi_size - off));
 	}
 }

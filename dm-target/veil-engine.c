@@ -3,14 +3,16 @@
  * dm-veil engine: who runs the cipher for a bio, where and when.
  *
  * A bio's data is a job cut into chunks: at most fanout_chunk bytes, and
- * at least one per online CPU where 4 KiB chunks allow it (one chunk if
- * fan-out is off). Participants take chunks in turn from an atomic counter
+ * at least VEIL_CHUNKS_PER_CPU per online CPU where 4 KiB chunks allow it
+ * (one chunk if fan-out is off), so that a helper that starts late simply
+ * takes fewer. Participants take chunks in turn from an atomic counter
  * until none are left; the last participant to leave finishes the job. One
  * participant needs no allocation (it lives in the per-bio data); helpers
- * come from per-CPU pools without waiting and run on an unbound workqueue,
- * so that a large bio keeps every online CPU busy and CPU hotplug needs no
- * care here. If no helper can be had, the one participant does the whole
- * job: progress never waits for a helper.
+ * come from per-CPU pools without waiting and are queued one each on the
+ * other online CPUs, so that a large bio keeps every online CPU busy. A CPU
+ * that goes offline before its helper runs has the work run on another CPU
+ * by the workqueue code. If no helper can be had, the one participant does
+ * the whole job: progress never waits for a helper.
  *
  * Helpers are added only while fewer jobs than online CPUs are running:
  * beyond that, the queue depth already keeps the CPUs busy, and a
@@ -22,16 +24,18 @@
  * workqueue, which may wait on the page pool. Whoever finishes the last
  * chunk submits the ciphertext: no writer thread.
  *
- * Reads, XTS and CBC: the job starts when the device completes the bio, a
- * one-chunk job on the completing CPU's queue (or in the completion itself
- * with no_read_workqueue and a synchronous cipher), a larger one on the
- * unbound queue.
+ * Reads, XTS and CBC: the job starts when the device completes the bio, on
+ * the completing CPU's queue and the helpers' CPUs (or in the completion
+ * itself for one chunk with no_read_workqueue and a synchronous cipher).
  *
- * Reads, CTR: the keystream depends only on key and sector, so veil_map()
- * starts a keystream job on the unbound workers and lets dm submit the read. Of
- * the read's completion and the keystream job, the second to finish XORs
- * the keystream into the data and completes the bio: a hit when the
- * keystream was ready first, a miss otherwise.
+ * Reads, CTR, up to keystream_ahead_max: the keystream depends only on key
+ * and sector, so veil_map() starts a keystream job on the other CPUs and
+ * lets dm submit the read; the read's completion lends its CPU to the job.
+ * A chunk taken after the read completed is decrypted in place instead:
+ * the data is there, and that saves its XOR. Of the read's completion and
+ * the keystream job, the second to finish XORs what keystream is left into
+ * the data and completes the bio: a hit when the keystream was ready
+ * first, a miss otherwise.
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -111,13 +115,17 @@ static void veil_job_plan(struct veil_io *io, enum veil_job_kind kind)
 	io->error = false;
 	io->chunk_bytes = size;
 	if (veil_may_fanout(io->vc, kind)) {
-		share = round_up(DIV_ROUND_UP(size, num_online_cpus()),
-				 VEIL_FANOUT_CHUNK_MIN);
+		share = DIV_ROUND_UP(size, num_online_cpus() *
+				     VEIL_CHUNKS_PER_CPU);
+		share = round_up(share, VEIL_FANOUT_CHUNK_MIN);
 		io->chunk_bytes = min3(io->vc->fanout_chunk, share, size);
 	}
 	io->nr_chunks = DIV_ROUND_UP(size, io->chunk_bytes);
+	if (kind == VEIL_JOB_KEYSTREAM)
+		bitmap_zero(io->ks_chunks, io->nr_chunks);
 	atomic_set(&io->next_chunk, 0);
 	atomic_set(&io->participants, 1);
+	io->shared = false;
 }
 
 static void veil_read_done(struct veil_io *io)
@@ -155,6 +163,8 @@ static void veil_write_end_io(struct bio *out)
 static void veil_job_done(struct veil_io *io)
 {
 	atomic_dec(&io->vc->active_jobs);
+	if (io->shared)
+		this_cpu_inc(io->vc->stats->fanout);
 	switch (io->kind) {
 	case VEIL_JOB_WRITE:
 		if (io->error) {
@@ -177,15 +187,36 @@ static void veil_job_done(struct veil_io *io)
 	}
 }
 
-/* Take chunks until none are left; the last participant out finishes. */
+/* A keystream job's read has completed: its data may be used. */
+static bool veil_read_is_done(struct veil_io *io)
+{
+	/* Pairs with the release in veil_read_end_io(). */
+	return smp_load_acquire(&io->read_done);
+}
+
+/*
+ * Take chunks until none are left; the last participant out finishes. In a
+ * keystream job, a chunk taken after the read completed is decrypted in
+ * place; a keystream chunk is marked, and once the read has completed
+ * every marked chunk is XORed by whoever sees it first.
+ */
 static void veil_participate(struct veil_req *r, bool may_sleep)
 {
 	struct veil_io *io = r->io;
+	enum veil_job_kind kind = io->kind;
+	bool ahead = kind == VEIL_JOB_KEYSTREAM;
 	unsigned int idx;
 
-	while ((idx = atomic_inc_return(&io->next_chunk) - 1) < io->nr_chunks)
-		if (veil_crypt_chunk(io, r, idx, may_sleep))
+	while ((idx = atomic_inc_return(&io->next_chunk) - 1) < io->nr_chunks) {
+		if (ahead && veil_read_is_done(io))
+			kind = VEIL_JOB_READ;
+		if (veil_crypt_chunk(io, r, idx, kind, may_sleep))
 			WRITE_ONCE(io->error, true);
+		else if (kind == VEIL_JOB_KEYSTREAM)
+			set_bit(idx, io->ks_chunks);
+		if (ahead && veil_read_is_done(io))
+			veil_crypt_xor_keystream(io);
+	}
 
 	if (r->pool)
 		mempool_free(r, r->pool);
@@ -198,46 +229,96 @@ static void veil_participant_work(struct work_struct *work)
 	veil_participate(container_of(work, struct veil_req, work), true);
 }
 
+/* The online CPU after @cpu, wrapping around. */
+static int veil_next_cpu(int cpu)
+{
+	cpu = cpumask_next(cpu, cpu_online_mask);
+	return cpu < nr_cpu_ids ? cpu : cpumask_first(cpu_online_mask);
+}
+
+/* A helper for @io from this CPU's pool, or NULL without waiting. */
+static struct veil_req *veil_helper(struct veil_io *io, int cpu)
+{
+	mempool_t *pool = per_cpu_ptr(io->vc->req_pools, cpu);
+	struct veil_req *r;
+
+	r = mempool_alloc(pool, GFP_NOWAIT | __GFP_NOWARN);
+	if (r) {
+		r->pool = pool;
+		r->io = io;
+		INIT_WORK(&r->work, veil_participant_work);
+	}
+	return r;
+}
+
 /*
- * Start the participants of a planned job: helpers on the unbound queue
- * while the CPUs are not all busy with other jobs, and req0 here
- * (@run_here: process context that may sleep), on this CPU's queue (one
- * chunk), or on the unbound queue (several chunks and no helpers, or a
- * keystream job: it runs while the submitter goes on, so it should not
- * take the submitter's CPU).
+ * Start the participants of a planned job. While the CPUs are not all busy
+ * with other jobs, one helper goes to each other online CPU (as many as
+ * there are chunks), and req0 runs here (@run_here: process context that
+ * may sleep) or on this CPU's queue. Without helpers, a job of several
+ * chunks goes to the unbound queue.
+ *
+ * A keystream job starts while the submitter still has the read to submit:
+ * it leaves this CPU alone (req0 goes to the next CPU, or to the unbound
+ * queue with one CPU or busy CPUs), and the read's completion lends its
+ * CPU to the job later (veil_job_join()).
  */
 static void veil_job_start(struct veil_io *io, bool run_here)
 {
 	struct veil_c *vc = io->vc;
-	unsigned int i, total, cpus = num_online_cpus();
+	unsigned int i, total = 1, cpus = num_online_cpus();
+	int this_cpu = raw_smp_processor_id(), cpu = this_cpu;
+	bool ahead = io->kind == VEIL_JOB_KEYSTREAM;
+	bool spread = atomic_inc_return(&vc->active_jobs) <= cpus && cpus > 1;
 	struct veil_req *r;
-	mempool_t *pool;
-	bool busy;
 
-	busy = atomic_inc_return(&vc->active_jobs) > cpus;
-	total = busy ? 1 : min(io->nr_chunks, cpus);
+	if (spread)
+		total = min(io->nr_chunks, ahead ? cpus - 1 : cpus);
 	for (i = 1; i < total; i++) {
-		pool = per_cpu_ptr(vc->req_pools, raw_smp_processor_id());
-		r = mempool_alloc(pool, GFP_NOWAIT | __GFP_NOWARN);
+		r = veil_helper(io, this_cpu);
 		if (!r)
 			break;
-		r->pool = pool;
-		r->io = io;
 		atomic_inc(&io->participants);
-		INIT_WORK(&r->work, veil_participant_work);
-		queue_work(vc->fanout_wq, &r->work);
+		io->shared = true;
+		cpu = veil_next_cpu(cpu);
+		queue_work_on(cpu, vc->wq, &r->work);
 	}
-	if (i > 1)
-		this_cpu_inc(vc->stats->fanout);
 
 	if (run_here && (i > 1 || io->nr_chunks == 1)) {
 		veil_participate(&io->req0, true);
 		return;
 	}
 	INIT_WORK(&io->req0.work, veil_participant_work);
-	queue_work((io->nr_chunks > 1 && i == 1) ||
-		   io->kind == VEIL_JOB_KEYSTREAM ? vc->fanout_wq : vc->wq,
-		   &io->req0.work);
+	if (ahead && spread)
+		queue_work_on(veil_next_cpu(cpu), vc->wq, &io->req0.work);
+	else if (i == 1 && (io->nr_chunks > 1 || ahead))
+		queue_work(vc->fanout_wq, &io->req0.work);
+	else
+		queue_work_on(this_cpu, vc->wq, &io->req0.work);
+}
+
+/*
+ * The read of a keystream job completed while chunks are left: add a
+ * helper on this CPU, unless the job has just ended or the CPUs are busy.
+ * Called before the read drops its hold on @io (ahead_pending).
+ */
+static void veil_job_join(struct veil_io *io)
+{
+	struct veil_c *vc = io->vc;
+	struct veil_req *r;
+
+	if (atomic_read(&io->next_chunk) >= io->nr_chunks ||
+	    atomic_read(&vc->active_jobs) > num_online_cpus())
+		return;
+	r = veil_helper(io, raw_smp_processor_id());
+	if (!r)
+		return;
+	if (!atomic_inc_not_zero(&io->participants)) {
+		mempool_free(r, r->pool);
+		return;
+	}
+	io->shared = true;
+	queue_work(vc->wq, &r->work);
 }
 
 static void veil_read_end_io(struct bio *bio)
@@ -246,6 +327,10 @@ static void veil_read_end_io(struct bio *bio)
 	struct veil_c *vc = io->vc;
 
 	if (io->kind == VEIL_JOB_KEYSTREAM) {
+		/* Keystream chunks taken from now on decrypt the data. */
+		smp_store_release(&io->read_done, !bio->bi_status);
+		if (!bio->bi_status)
+			veil_job_join(io);
 		if (atomic_dec_and_test(&io->ahead_pending)) {
 			this_cpu_inc(vc->stats->ahead_hit);
 			veil_read_ahead_done(io);
@@ -261,7 +346,7 @@ static void veil_read_end_io(struct bio *bio)
 	if (io->nr_chunks == 1 && test_bit(VEIL_NO_READ_WQ, &vc->flags) &&
 	    test_bit(VEIL_SYNC_TFM, &vc->flags) && !in_hardirq() &&
 	    !irqs_disabled()) {
-		if (veil_crypt_chunk(io, &io->req0, 0, false))
+		if (veil_crypt_chunk(io, &io->req0, 0, VEIL_JOB_READ, false))
 			io->error = true;
 		veil_read_done(io);
 		return;
@@ -283,7 +368,9 @@ static int veil_map_read(struct veil_io *io)
 	bio->bi_iter.bi_sector = vc->start + io->sector;
 
 	if (test_bit(VEIL_CTR, &vc->flags) &&
-	    !test_bit(VEIL_NO_KS_AHEAD, &vc->flags)) {
+	    !test_bit(VEIL_NO_KS_AHEAD, &vc->flags) &&
+	    io->iter.bi_size <= vc->ks_ahead_max) {
+		io->read_done = false;
 		io->out = veil_alloc_pages(io, GFP_NOWAIT);
 		if (io->out) {
 			veil_job_plan(io, VEIL_JOB_KEYSTREAM);

@@ -227,19 +227,20 @@ static bool veil_parse_flag(struct veil_c *vc, const char *opt,
 	return false;
 }
 
-static int veil_parse_fanout_chunk(struct dm_target *ti, struct veil_c *vc,
-				   const char *val)
+/* A size option's value: a power of two from 4 KiB to 1 MiB. */
+static int veil_parse_size(struct dm_target *ti, const char *val,
+			   char *error, unsigned int *size)
 {
-	unsigned int size;
+	unsigned int v;
 	char dummy;
 
-	if (sscanf(val, "%u%c", &size, &dummy) != 1 ||
-	    size < VEIL_FANOUT_CHUNK_MIN || size > VEIL_FANOUT_CHUNK_MAX ||
-	    !is_power_of_2(size)) {
-		ti->error = "Invalid feature value for fanout_chunk";
+	if (sscanf(val, "%u%c", &v, &dummy) != 1 ||
+	    v < VEIL_FANOUT_CHUNK_MIN || v > VEIL_FANOUT_CHUNK_MAX ||
+	    !is_power_of_2(v)) {
+		ti->error = error;
 		return -EINVAL;
 	}
-	vc->fanout_chunk = size;
+	*size = v;
 	return 0;
 }
 
@@ -271,7 +272,14 @@ static int veil_parse_option(struct dm_target *ti, struct veil_c *vc,
 		return veil_parse_sector_size(ti, vc, val);
 	val = veil_opt_value(opt, VEIL_OPT_FANOUT_CHUNK);
 	if (val)
-		return veil_parse_fanout_chunk(ti, vc, val);
+		return veil_parse_size(ti, val,
+				       "Invalid feature value for fanout_chunk",
+				       &vc->fanout_chunk);
+	val = veil_opt_value(opt, VEIL_OPT_KS_AHEAD_MAX);
+	if (val)
+		return veil_parse_size(ti, val,
+				       "Invalid feature value for keystream_ahead_max",
+				       &vc->ks_ahead_max);
 	if (veil_parse_flag(vc, opt, veil_crypt_flag_opts,
 			    ARRAY_SIZE(veil_crypt_flag_opts)) ||
 	    veil_parse_flag(vc, opt, veil_engine_flag_opts,
@@ -305,6 +313,7 @@ int veil_parse_options(struct dm_target *ti, struct veil_c *vc,
 	vc->sector_size = SECTOR_SIZE;
 	vc->sector_shift = 0;
 	vc->fanout_chunk = VEIL_FANOUT_CHUNK_DEFAULT;
+	vc->ks_ahead_max = VEIL_KS_AHEAD_MAX_DEFAULT;
 	if (!argc)
 		return 0;
 
@@ -369,6 +378,7 @@ unsigned int veil_emit_options(struct dm_target *ti, struct veil_c *vc,
 	n = !!ti->num_discard_bios + (vc->sector_size != SECTOR_SIZE) +
 	    vc->iv_large_sectors +
 	    (vc->fanout_chunk != VEIL_FANOUT_CHUNK_DEFAULT) +
+	    (vc->ks_ahead_max != VEIL_KS_AHEAD_MAX_DEFAULT) +
 	    veil_count_flags(vc, veil_crypt_flag_opts,
 			     ARRAY_SIZE(veil_crypt_flag_opts)) +
 	    veil_count_flags(vc, veil_engine_flag_opts,
@@ -387,6 +397,8 @@ unsigned int veil_emit_options(struct dm_target *ti, struct veil_c *vc,
 		DMEMIT(" " VEIL_OPT_IV_LARGE_SECTORS);
 	if (vc->fanout_chunk != VEIL_FANOUT_CHUNK_DEFAULT)
 		DMEMIT(" " VEIL_OPT_FANOUT_CHUNK ":%u", vc->fanout_chunk);
+	if (vc->ks_ahead_max != VEIL_KS_AHEAD_MAX_DEFAULT)
+		DMEMIT(" " VEIL_OPT_KS_AHEAD_MAX ":%u", vc->ks_ahead_max);
 	veil_emit_flags(vc, veil_engine_flag_opts,
 			ARRAY_SIZE(veil_engine_flag_opts), result, maxlen, &sz);
 	return sz;

@@ -60,9 +60,9 @@ dm_remove vt
 
 # Every option, given out of order, prints back in the canonical order and
 # the printed line is accepted unchanged.
-all="allow_discards same_cpu_crypt submit_from_crypt_cpus no_read_workqueue no_write_workqueue sector_size:4096 iv_large_sectors fanout_chunk:8192 no_fanout no_keystream_ahead"
-dm_create vt "0 16384 veil aes-xts-plain64 $key 8 $dev 0 10 no_keystream_ahead fanout_chunk:8192 iv_large_sectors no_fanout sector_size:4096 no_write_workqueue no_read_workqueue submit_from_crypt_cpus same_cpu_crypt allow_discards"
-want="0 16384 veil aes-xts-plain64 $key 8 $(majmin "$dev") 0 10 $all"
+all="allow_discards same_cpu_crypt submit_from_crypt_cpus no_read_workqueue no_write_workqueue sector_size:4096 iv_large_sectors fanout_chunk:8192 keystream_ahead_max:262144 no_fanout no_keystream_ahead"
+dm_create vt "0 16384 veil aes-xts-plain64 $key 8 $dev 0 11 keystream_ahead_max:262144 no_keystream_ahead fanout_chunk:8192 iv_large_sectors no_fanout sector_size:4096 no_write_workqueue no_read_workqueue submit_from_crypt_cpus same_cpu_crypt allow_discards"
+want="0 16384 veil aes-xts-plain64 $key 8 $(majmin "$dev") 0 11 $all"
 [ "$(dmsetup table --showkeys vt)" = "$want" ] || fail "table with options: $(dmsetup table --showkeys vt)"
 dmsetup reload vt --table "$want"
 dmsetup resume vt
