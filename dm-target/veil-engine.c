@@ -299,7 +299,8 @@ static void veil_job_start(struct veil_io *io, bool run_here)
 
 /*
  * The read of a keystream job completed while chunks are left: add a
- * helper on this CPU, unless the job has just ended or the CPUs are busy.
+ * helper on this CPU, unless the job has just ended, this is the only CPU
+ * (the job already runs on it), or the CPUs are busy.
  * Called before the read drops its hold on @io (ahead_pending).
  */
 static void veil_job_join(struct veil_io *io)
@@ -308,6 +309,7 @@ static void veil_job_join(struct veil_io *io)
 	struct veil_req *r;
 
 	if (atomic_read(&io->next_chunk) >= io->nr_chunks ||
+	    num_online_cpus() == 1 ||
 	    atomic_read(&vc->active_jobs) > num_online_cpus())
 		return;
 	r = veil_helper(io, raw_smp_processor_id());
