@@ -261,7 +261,8 @@ static struct veil_req *veil_helper(struct veil_io *io, int cpu)
  * A keystream job starts while the submitter still has the read to submit:
  * it leaves this CPU alone (req0 goes to the next CPU, or to the unbound
  * queue with one CPU or busy CPUs), and the read's completion lends its
- * CPU to the job later (veil_job_join()).
+ * CPU to the job later (veil_job_join()). With same_cpu_crypt, everything
+ * stays on this CPU.
  */
 static void veil_job_start(struct veil_io *io, bool run_here)
 {
@@ -269,7 +270,9 @@ static void veil_job_start(struct veil_io *io, bool run_here)
 	unsigned int i, total = 1, cpus = num_online_cpus();
 	int this_cpu = raw_smp_processor_id(), cpu = this_cpu;
 	bool ahead = io->kind == VEIL_JOB_KEYSTREAM;
-	bool spread = atomic_inc_return(&vc->active_jobs) <= cpus && cpus > 1;
+	bool same_cpu = test_bit(VEIL_SAME_CPU, &vc->flags);
+	bool spread = atomic_inc_return(&vc->active_jobs) <= cpus && cpus > 1 &&
+		      !same_cpu;
 	struct veil_req *r;
 
 	if (spread)
@@ -291,7 +294,7 @@ static void veil_job_start(struct veil_io *io, bool run_here)
 	INIT_WORK(&io->req0.work, veil_participant_work);
 	if (ahead && spread)
 		queue_work_on(veil_next_cpu(cpu), vc->wq, &io->req0.work);
-	else if (i == 1 && (io->nr_chunks > 1 || ahead))
+	else if (i == 1 && (io->nr_chunks > 1 || ahead) && !same_cpu)
 		queue_work(vc->fanout_wq, &io->req0.work);
 	else
 		queue_work_on(this_cpu, vc->wq, &io->req0.work);
@@ -299,8 +302,9 @@ static void veil_job_start(struct veil_io *io, bool run_here)
 
 /*
  * The read of a keystream job completed while chunks are left: add a
- * helper on this CPU, unless the job has just ended, this is the only CPU
- * (the job already runs on it), or the CPUs are busy.
+ * helper on this CPU, unless the job has just ended, the table keeps work
+ * on one CPU, this is the only CPU (the job already runs on it), or the
+ * CPUs are busy.
  * Called before the read drops its hold on @io (ahead_pending).
  */
 static void veil_job_join(struct veil_io *io)
@@ -309,7 +313,7 @@ static void veil_job_join(struct veil_io *io)
 	struct veil_req *r;
 
 	if (atomic_read(&io->next_chunk) >= io->nr_chunks ||
-	    num_online_cpus() == 1 ||
+	    !veil_may_fanout(vc, VEIL_JOB_KEYSTREAM) ||
 	    atomic_read(&vc->active_jobs) > num_online_cpus())
 		return;
 	r = veil_helper(io, raw_smp_processor_id());

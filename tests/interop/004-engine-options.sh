@@ -4,7 +4,8 @@
 # fan-out forced onto 4 KiB chunks, with fan-out off, without keystream-ahead,
 # and with dm-crypt's workqueue options, veil and dm-crypt read each other's
 # data (1 MiB requests, so that large bios are split). CTR keystream-ahead:
-# 64 KiB reads with the defaults, and 1 MiB reads in 4 KiB chunks.
+# 64 KiB reads with the defaults and with same_cpu_crypt, and 1 MiB reads
+# in 4 KiB chunks.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires module dm_crypt loop
@@ -17,6 +18,7 @@ interop_all 12345 "" "no_fanout" "$specs"
 interop_all 12345 "" "no_keystream_ahead fanout_chunk:8192" "$specs"
 interop_all 12345 "" "keystream_ahead_max:1048576 fanout_chunk:4096" "$specs"
 BS=65536 interop_all 12345 "" "" '^(aes-ctr-plain64|blowfish-ctr-plain64)$'
+BS=65536 interop_all 12345 "same_cpu_crypt" "" '^aes-ctr-plain64$'
 interop_all 12345 "same_cpu_crypt no_read_workqueue" "" "$specs"
 interop_all 12345 "no_write_workqueue submit_from_crypt_cpus" "fanout_chunk:4096" "$specs"
 interop_all $((8 * 1543)) "sector_size:4096 iv_large_sectors no_read_workqueue" "fanout_chunk:4096" "$specs"
