@@ -121,8 +121,10 @@ static void veil_job_plan(struct veil_io *io, enum veil_job_kind kind)
 		io->chunk_bytes = min3(io->vc->fanout_chunk, share, size);
 	}
 	io->nr_chunks = DIV_ROUND_UP(size, io->chunk_bytes);
-	if (kind == VEIL_JOB_KEYSTREAM)
+	if (kind == VEIL_JOB_KEYSTREAM) {
+		io->read_done = false;
 		bitmap_zero(io->ks_chunks, io->nr_chunks);
+	}
 	atomic_set(&io->next_chunk, 0);
 	atomic_set(&io->participants, 1);
 	io->shared = false;
@@ -196,26 +198,26 @@ static bool veil_read_is_done(struct veil_io *io)
 
 /*
  * Take chunks until none are left; the last participant out finishes. In a
- * keystream job, a chunk taken after the read completed is decrypted in
- * place; a keystream chunk is marked, and once the read has completed
- * every marked chunk is XORed by whoever sees it first.
+ * keystream job, a keystream chunk is marked for the XOR. A participant
+ * that sees the read complete XORs the chunks marked so far and decrypts
+ * its further chunks in place; marks left behind are XORed when the job
+ * and the read are both done.
  */
 static void veil_participate(struct veil_req *r, bool may_sleep)
 {
 	struct veil_io *io = r->io;
 	enum veil_job_kind kind = io->kind;
-	bool ahead = kind == VEIL_JOB_KEYSTREAM;
 	unsigned int idx;
 
 	while ((idx = atomic_inc_return(&io->next_chunk) - 1) < io->nr_chunks) {
-		if (ahead && veil_read_is_done(io))
+		if (kind == VEIL_JOB_KEYSTREAM && veil_read_is_done(io)) {
 			kind = VEIL_JOB_READ;
+			veil_crypt_xor_keystream(io);
+		}
 		if (veil_crypt_chunk(io, r, idx, kind, may_sleep))
 			WRITE_ONCE(io->error, true);
 		else if (kind == VEIL_JOB_KEYSTREAM)
 			set_bit(idx, io->ks_chunks);
-		if (ahead && veil_read_is_done(io))
-			veil_crypt_xor_keystream(io);
 	}
 
 	if (r->pool)
@@ -227,6 +229,12 @@ static void veil_participate(struct veil_req *r, bool may_sleep)
 static void veil_participant_work(struct work_struct *work)
 {
 	veil_participate(container_of(work, struct veil_req, work), true);
+}
+
+/* As many jobs run as there are CPUs: no more helpers. */
+static bool veil_cpus_busy(struct veil_c *vc)
+{
+	return atomic_read(&vc->active_jobs) > num_online_cpus();
 }
 
 /* The online CPU after @cpu, wrapping around. */
@@ -260,7 +268,7 @@ static struct veil_req *veil_helper(struct veil_io *io, int cpu)
  *
  * A keystream job starts while the submitter still has the read to submit:
  * it leaves this CPU alone (req0 goes to the next CPU, or to the unbound
- * queue with one CPU or busy CPUs), and the read's completion lends its
+ * queue when it may not be spread), and the read's completion lends its
  * CPU to the job later (veil_job_join()). With same_cpu_crypt, everything
  * stays on this CPU.
  */
@@ -271,10 +279,11 @@ static void veil_job_start(struct veil_io *io, bool run_here)
 	int this_cpu = raw_smp_processor_id(), cpu = this_cpu;
 	bool ahead = io->kind == VEIL_JOB_KEYSTREAM;
 	bool same_cpu = test_bit(VEIL_SAME_CPU, &vc->flags);
-	bool spread = atomic_inc_return(&vc->active_jobs) <= cpus && cpus > 1 &&
-		      !same_cpu;
+	bool spread;
 	struct veil_req *r;
 
+	atomic_inc(&vc->active_jobs);
+	spread = !veil_cpus_busy(vc) && veil_may_fanout(vc, io->kind);
 	if (spread)
 		total = min(io->nr_chunks, ahead ? cpus - 1 : cpus);
 	for (i = 1; i < total; i++) {
@@ -313,8 +322,7 @@ static void veil_job_join(struct veil_io *io)
 	struct veil_req *r;
 
 	if (atomic_read(&io->next_chunk) >= io->nr_chunks ||
-	    !veil_may_fanout(vc, VEIL_JOB_KEYSTREAM) ||
-	    atomic_read(&vc->active_jobs) > num_online_cpus())
+	    !veil_may_fanout(vc, VEIL_JOB_KEYSTREAM) || veil_cpus_busy(vc))
 		return;
 	r = veil_helper(io, raw_smp_processor_id());
 	if (!r)
@@ -376,7 +384,6 @@ static int veil_map_read(struct veil_io *io)
 	if (test_bit(VEIL_CTR, &vc->flags) &&
 	    !test_bit(VEIL_NO_KS_AHEAD, &vc->flags) &&
 	    io->iter.bi_size <= vc->ks_ahead_max) {
-		io->read_done = false;
 		io->out = veil_alloc_pages(io, GFP_NOWAIT);
 		if (io->out) {
 			veil_job_plan(io, VEIL_JOB_KEYSTREAM);
