@@ -643,7 +643,7 @@ static const struct action actions[] = {
 enum {
 	OPT_KEYFILE_OFFSET = 256, OPT_SECTOR_SIZE, OPT_ALLOW_DISCARDS, OPT_HEX_KEY,
 	OPT_PBKDF, OPT_PBKDF_MEMORY, OPT_ITER_TIME, OPT_JSON, OPT_TYPE,
-	OPT_FANOUT_CHUNK, OPT_FEATURE, OPT_IV_LARGE,
+	OPT_VALUE_FEATURE, OPT_FEATURE, OPT_IV_LARGE,
 };
 
 static const struct option long_opts[] = {
@@ -668,7 +668,8 @@ static const struct option long_opts[] = {
 	{ "iter-time", required_argument, NULL, OPT_ITER_TIME },
 	{ "batch-mode", no_argument, NULL, 'q' },
 	{ "json", no_argument, NULL, OPT_JSON },
-	{ "fanout-chunk", required_argument, NULL, OPT_FANOUT_CHUNK },
+	{ "fanout-chunk", required_argument, NULL, OPT_VALUE_FEATURE },
+	{ "keystream-ahead-max", required_argument, NULL, OPT_VALUE_FEATURE },
 	{ "no-fanout", no_argument, NULL, OPT_FEATURE },
 	{ "no-keystream-ahead", no_argument, NULL, OPT_FEATURE },
 	{ "same-cpu-crypt", no_argument, NULL, OPT_FEATURE },
@@ -707,8 +708,8 @@ static void usage(FILE *f)
 		"                              luksFormat: key derivation (libcryptsetup)\n"
 		"  -q, --batch-mode            do not ask for confirmation\n"
 		"      --json                  benchmark: JSON output\n"
-		"  Engine: --fanout-chunk BYTES, --no-fanout, --no-keystream-ahead,\n"
-		"          --same-cpu-crypt, --submit-from-crypt-cpus, --no-read-workqueue,\n"
+		"  Engine: --fanout-chunk BYTES, --keystream-ahead-max BYTES, --no-fanout,\n"
+		"          --no-keystream-ahead, --same-cpu-crypt, --submit-from-crypt-cpus, --no-read-workqueue,\n"
 		"          --no-write-workqueue (see docs/table-line.md)\n");
 }
 
@@ -733,10 +734,27 @@ static void add_feature(const char *word)
 	snprintf(opt.features + n, sizeof(opt.features) - n, " %s", word);
 }
 
+/* --no-read-workqueue -> no_read_workqueue; with a value: name:value */
+static void add_option_feature(const char *name, const char *value)
+{
+	char feat[64], what[64], *p;
+	int n;
+
+	n = snprintf(feat, sizeof(feat), "%s", name);
+	for (p = feat; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	if (value) {
+		snprintf(what, sizeof(what), "--%s", name);
+		snprintf(feat + n, sizeof(feat) - n, ":%" PRIu64,
+			 number(value, what));
+	}
+	add_feature(feat);
+}
+
 int main(int argc, char **argv)
 {
 	const struct action *a;
-	char feat[64];
 	int c, idx = 0, r;
 
 	crypt_set_log_callback(NULL, NULL, NULL);
@@ -777,18 +795,11 @@ int main(int argc, char **argv)
 		case OPT_ITER_TIME: opt.iter_time = number(optarg, "--iter-time"); break;
 		case 'q': opt.batch = 1; break;
 		case OPT_JSON: opt.json = 1; break;
-		case OPT_FANOUT_CHUNK:
-			snprintf(feat, sizeof(feat), "fanout_chunk:%" PRIu64,
-				 number(optarg, "--fanout-chunk"));
-			add_feature(feat);
+		case OPT_VALUE_FEATURE:
+			add_option_feature(long_opts[idx].name, optarg);
 			break;
 		case OPT_FEATURE:
-			/* --no-read-workqueue -> no_read_workqueue */
-			snprintf(feat, sizeof(feat), "%s", long_opts[idx].name);
-			for (char *p = feat; *p; p++)
-				if (*p == '-')
-					*p = '_';
-			add_feature(feat);
+			add_option_feature(long_opts[idx].name, NULL);
 			break;
 		case '?':
 			usage(optopt || strcmp(argv[optind - 1], "--help") ? stderr : stdout);

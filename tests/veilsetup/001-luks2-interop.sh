@@ -9,7 +9,6 @@ requires root
 requires cmd cryptsetup
 requires module loop dm_crypt
 veil_load
-VS=$TOP/userspace/veilsetup
 PASS="correct horse battery staple"
 fast="--pbkdf argon2id --pbkdf-memory 32768 --iter-time 100"
 mkloop 64M

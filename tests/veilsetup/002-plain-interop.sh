@@ -7,7 +7,6 @@ requires root
 requires cmd cryptsetup
 requires module loop dm_crypt
 veil_load
-VS=$TOP/userspace/veilsetup
 mkloop 32M
 plaintext "$WORK/a" $((1024 * 1024))
 head -c 4096 /dev/urandom > "$WORK/keyfile"
@@ -41,6 +40,11 @@ check "-c aes-xts-plain64 -s 512 -d $WORK/keyfile --keyfile-offset 100"
 check "-c aes-xts-plain64 -s 256 -d $WORK/keyfile"
 check "-c serpent-xts-plain64 -s 512 --sector-size 4096 --iv-large-sectors" $'large IVs\n'
 check "-c aes-xts-plain64 -s 512 -h sha256 --allow-discards" $'engine opts\n' "--hex-key --fanout-chunk 8192 --no-keystream-ahead"
+echo x | "$VS" open --type plain -h sha256 --fanout-chunk 8192 --keystream-ahead-max 262144 \
+	--no-fanout "$LOOP" vt
+dmsetup table vt | grep -q ' 3 fanout_chunk:8192 keystream_ahead_max:262144 no_fanout$' ||
+	fail "engine options not in the table: $(dmsetup table vt)"
+"$VS" close vt
 
 # CTR is refused nowhere but warned about.
 echo x | "$VS" open --type plain -c aes-ctr-plain64 -h sha256 "$LOOP" vt 2> "$WORK/warn"

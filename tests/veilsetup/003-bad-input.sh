@@ -7,7 +7,6 @@ requires root
 requires cmd cryptsetup
 requires module loop
 veil_load
-VS=$TOP/userspace/veilsetup
 PASS="the right one"
 fast="--pbkdf pbkdf2 --iter-time 10"
 mkloop 32M
@@ -45,6 +44,7 @@ bad "Unknown action" "$VS" frobnicate
 bad "Action open needs <device> <name>" "$VS" open "$LOOP"
 bad "Unsupported device type" opn x open --type tcrypt "$LOOP" vt
 bad "Invalid number for --offset" "$VS" open --type plain --offset 12x "$LOOP" vt
+bad "Invalid number for --keystream-ahead-max" "$VS" open --type plain --keystream-ahead-max 64k "$LOOP" vt
 
 # Name in use, device in use.
 dm_create vt "0 8 zero"

@@ -4,7 +4,6 @@
 # figures, table and JSON, and a filtered run.
 . "$(dirname "$0")/../lib.sh"
 requires root
-VS=$TOP/userspace/veilsetup
 export VEILSETUP_BENCH_MS=20
 
 "$VS" benchmark | tee "$WORK/table"
