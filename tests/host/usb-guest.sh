@@ -5,7 +5,7 @@
 # verifies it. Writes RESULTS/usb-PHASE.ok on success.
 #
 #   usb-guest.sh RESULTS PHASE
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/usb-lib.sh"
 RESULTS=$1
 PHASE=$2
 PASS="usb stick passphrase"
@@ -18,20 +18,13 @@ mnt=$WORK/mnt
 mkdir -p "$mnt"
 
 if [ "$PHASE" = write ]; then
-	echo "$PASS" | "$VS" luksFormat -q --pbkdf pbkdf2 --iter-time 50 "$stick"
-	echo "$PASS" | "$VS" open "$stick" stick
-	_devs+=(stick)
-	mkfs.ext2 -q /dev/mapper/stick
-	mount /dev/mapper/stick "$mnt"
-	track_mount "$mnt"
-	fill_files "$mnt"
+	stick_make "$stick" "$mnt"
 	cp "$WORK/sums" "$RESULTS/usb-sums"
 	umount "$mnt"
 	"$VS" close stick
 else
 	cp "$RESULTS/usb-sums" "$WORK/sums"
-	echo "$PASS" | "$VS" open "$stick" stick
-	_devs+=(stick)
+	stick_open "$stick"
 	mount -o ro /dev/mapper/stick "$mnt"
 	track_mount "$mnt"
 	verify_files "$mnt"

@@ -12,7 +12,7 @@
 # Writes RESULTS/unplug.ok on success.
 #
 #   usb-unplug-guest.sh RESULTS
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/usb-lib.sh"
 RESULTS=$1
 PASS="usb unplug passphrase"
 
@@ -32,15 +32,7 @@ stick=$(usb_stick)
 [ -n "$stick" ] || fail "no removable USB disk in the guest"
 info "USB stick: $stick"
 mnt=$WORK/mnt
-mkdir -p "$mnt"
-
-echo "$PASS" | "$VS" luksFormat -q --pbkdf pbkdf2 --iter-time 50 "$stick"
-echo "$PASS" | "$VS" open "$stick" stick
-_devs+=(stick)
-mkfs.ext2 -q /dev/mapper/stick
-mount /dev/mapper/stick "$mnt"
-track_mount "$mnt"
-fill_files "$mnt"
+stick_make "$stick" "$mnt"
 sync -f "$mnt"
 
 # The writer: 2 MiB files, each followed by syncfs; a file is listed in
@@ -91,7 +83,7 @@ done
 [ -n "$stick" ] || fail "the stick did not come back"
 info "USB stick back as $stick"
 
-echo "$PASS" | "$VS" open "$stick" stick
+stick_open "$stick"
 rc=0
 e2fsck -fy /dev/mapper/stick > "$WORK/fsck.log" 2>&1 || rc=$?
 info "e2fsck exit $rc"
