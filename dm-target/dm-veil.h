@@ -3,15 +3,26 @@
  * dm-veil: device-mapper block encryption target.
  *
  * Shared definitions: the per-target and per-bio structures and the
- * interfaces between the files of the module (table parsing, IV
- * generation, keys and the data path).
+ * interfaces between the files of the module. The data path, in the order
+ * a bio meets it:
+ *
+ *   veil-io.c         map and end_io glue: which context starts a job
+ *   veil-pages.c      the reserve that hands out ciphertext pages
+ *   veil-job.c        a bio's data planned into chunks; claims; completion
+ *   veil-helpers.c    per-CPU helpers that take chunks of listed jobs
+ *   veil-keystream.c  CTR keystream computed while the device reads
+ *   veil-crypt.c      the cipher calls for one chunk
  */
 #ifndef DM_VEIL_H
 #define DM_VEIL_H
 
 #include <linux/bio.h>
 #include <linux/device-mapper.h>
+#include <linux/list.h>
 #include <linux/mempool.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <crypto/skcipher.h>
 
@@ -47,14 +58,13 @@
 
 /**
  * enum veil_flag - engine switches from the table line (bits of veil_c.flags)
- * @VEIL_SAME_CPU: same_cpu_crypt: no fan-out, work stays on one CPU.
- * @VEIL_SUBMIT_FROM_CRYPT: submit_from_crypt_cpus (always so in veil).
- * @VEIL_NO_READ_WQ: no_read_workqueue: decrypt small reads in the completion.
+ * @VEIL_SAME_CPU: same_cpu_crypt: a bio's cipher work stays on one CPU.
+ * @VEIL_SUBMIT_FROM_CRYPT: submit_from_crypt_cpus (veil always does so).
+ * @VEIL_NO_READ_WQ: no_read_workqueue: decrypt reads in their completion.
  * @VEIL_NO_WRITE_WQ: no_write_workqueue: encrypt writes only in map().
  * @VEIL_NO_FANOUT: no_fanout: never split a request over CPUs.
  * @VEIL_NO_KS_AHEAD: no_keystream_ahead: CTR reads decrypt after the I/O.
  * @VEIL_CTR: the mode is CTR, so reads can use keystream-ahead.
- * @VEIL_SYNC_TFM: the transform never completes asynchronously.
  */
 enum veil_flag {
 	VEIL_SAME_CPU,
@@ -64,7 +74,6 @@ enum veil_flag {
 	VEIL_NO_FANOUT,
 	VEIL_NO_KS_AHEAD,
 	VEIL_CTR,
-	VEIL_SYNC_TFM,
 };
 
 /* Largest IV of any supported mode: one 128-bit cipher block. */
@@ -107,25 +116,84 @@ struct veil_key {
 };
 
 /**
+ * enum veil_dir - direction of a counter
+ * @VEIL_DECRYPT: reads.
+ * @VEIL_ENCRYPT: writes.
+ * @VEIL_NR_DIRS: number of directions.
+ */
+enum veil_dir {
+	VEIL_DECRYPT,
+	VEIL_ENCRYPT,
+	VEIL_NR_DIRS,
+};
+
+/**
+ * enum veil_where - the context a chunk ran in (status: chunks_<where>)
+ * @VEIL_IN_MAP: veil_map(), on the submitting task.
+ * @VEIL_IN_ENDIO: the read's completion (no_read_workqueue).
+ * @VEIL_IN_QUEUE: the crypt or page-wait queue, as a job's first runner.
+ * @VEIL_IN_HELPER: a helper on another CPU's helper queue.
+ * @VEIL_NR_WHERE: number of contexts.
+ */
+enum veil_where {
+	VEIL_IN_MAP,
+	VEIL_IN_ENDIO,
+	VEIL_IN_QUEUE,
+	VEIL_IN_HELPER,
+	VEIL_NR_WHERE,
+};
+
+/**
  * struct veil_stats - per-CPU counters, summed by status
- * @bytes: bytes through the cipher, [0] decrypted, [1] encrypted.
- * @reqs: bios completed, [0] reads, [1] writes.
- * @cipher_ns: nanoseconds inside cipher calls, [0] decrypt, [1] encrypt.
+ * @bytes: bytes through the cipher, per direction.
+ * @reqs: bios completed, per direction.
+ * @cipher_ns: nanoseconds inside cipher calls, per direction.
  * @chunks: chunks this CPU ran.
- * @fanout: bios split over more than one worker.
+ * @where: chunks run in each context.
+ * @fanout: bios whose chunks were offered to helpers.
  * @ahead_hit: CTR reads whose keystream was ready when the device finished.
  * @ahead_miss: CTR reads that waited for their keystream after the device.
- * @ahead_skip: CTR reads that found no pages for a keystream buffer.
+ * @ahead_skip: CTR reads without keystream-ahead: no pages or no idle CPU.
+ * @page_waits: writes that waited for ciphertext pages.
  */
 struct veil_stats {
-	u64 bytes[2];
-	u64 reqs[2];
-	u64 cipher_ns[2];
+	u64 bytes[VEIL_NR_DIRS];
+	u64 reqs[VEIL_NR_DIRS];
+	u64 cipher_ns[VEIL_NR_DIRS];
 	u64 chunks;
+	u64 where[VEIL_NR_WHERE];
 	u64 fanout;
 	u64 ahead_hit;
 	u64 ahead_miss;
 	u64 ahead_skip;
+	u64 page_waits;
+};
+
+/**
+ * struct veil_req - a cipher request with its IV buffer
+ * @iv: IV buffer of @req.
+ * @req: the cipher request; the transform's request context follows it.
+ */
+struct veil_req {
+	u8 iv[VEIL_MAX_IV_SIZE] __aligned(sizeof(u64));
+	struct skcipher_request req;
+};
+
+struct veil_c;
+
+/**
+ * struct veil_helper - one CPU's helper for one target
+ * @vc: the target.
+ * @work: the helper, queued on its CPU by veil_helpers_offer().
+ * @state: enum veil_helper_state (veil-helpers.c).
+ * @req: the helper's cipher request; one at a time, as @work never runs
+ *	on two CPUs at once.
+ */
+struct veil_helper {
+	struct veil_c *vc;
+	struct work_struct work;
+	atomic_t state;
+	struct veil_req *req;
 };
 
 /**
@@ -144,14 +212,19 @@ struct veil_stats {
  * @fanout_chunk: bytes per chunk when a bio is split over CPUs.
  * @ks_ahead_max: largest CTR read whose keystream is computed ahead.
  * @key: the volume key.
- * @page_pool: pages for write ciphertext and CTR keystream.
- * @bs: bios that carry ciphertext to @dev, and keystream page holders.
- * @alloc_lock: serialises page allocations that may wait on @page_pool.
- * @req_pools: per-CPU pools of cipher requests for fan-out helpers.
- * @req_size: size of one struct veil_req with its request context.
- * @wq: per-CPU queue: fan-out participants, each on the CPU chosen for it.
- * @fanout_wq: unbound queue: jobs that run alone, on whichever CPU is free.
- * @active_jobs: jobs started and not finished; fan-out stops at one per CPU.
+ * @key_lock: serialises key messages with status, which prints the key.
+ * @page_pool: reserve of ciphertext pages for writes.
+ * @bs: bios that carry ciphertext to @dev.
+ * @page_wait_lock: held by the one writer that may wait on @page_pool.
+ * @pages_in_flight: ciphertext and keystream pages held by this target.
+ * @pages_max: cap on @pages_in_flight beyond which writes wait.
+ * @pages_freed: woken when pages are given back.
+ * @jobs_lock: protects @jobs and the claims of listed jobs.
+ * @jobs: jobs with chunks that helpers may take.
+ * @helpers: per-CPU helpers.
+ * @crypt_wq: reads' decryption after the device completed them.
+ * @helper_wq: per-CPU queue of @helpers.
+ * @page_wait_wq: writes that wait for ciphertext pages, one at a time.
  * @stats: per-CPU counters.
  * @per_bio_data_size: size of struct veil_io plus the cipher request.
  */
@@ -172,15 +245,23 @@ struct veil_c {
 	unsigned int ks_ahead_max;
 
 	struct veil_key key;
+	struct mutex key_lock;		/* key messages vs. status */
 
 	mempool_t page_pool;
 	struct bio_set bs;
-	struct mutex alloc_lock;	/* see veil_alloc_pages() */
-	mempool_t __percpu *req_pools;
-	unsigned int req_size;
-	struct workqueue_struct *wq;
-	struct workqueue_struct *fanout_wq;
-	atomic_t active_jobs;
+	struct mutex page_wait_lock;	/* the one writer that may wait */
+	atomic_t pages_in_flight;
+	unsigned int pages_max;
+	wait_queue_head_t pages_freed;
+
+	spinlock_t jobs_lock;		/* @jobs and listed jobs' claims */
+	struct list_head jobs;
+	struct veil_helper __percpu *helpers;
+
+	struct workqueue_struct *crypt_wq;
+	struct workqueue_struct *helper_wq;
+	struct workqueue_struct *page_wait_wq;
+
 	struct veil_stats __percpu *stats;
 	unsigned int per_bio_data_size;
 };
@@ -189,7 +270,8 @@ struct veil_c {
  * enum veil_job_kind - what the chunks of a bio do
  * @VEIL_JOB_WRITE: encrypt the bio's data into the ciphertext bio.
  * @VEIL_JOB_READ: decrypt the bio's data in place.
- * @VEIL_JOB_KEYSTREAM: CTR keystream of the bio's sectors, during the read.
+ * @VEIL_JOB_KEYSTREAM: CTR keystream of the bio's sectors, during the read;
+ *	chunks taken after the read completed decrypt in place instead.
  */
 enum veil_job_kind {
 	VEIL_JOB_WRITE,
@@ -197,67 +279,73 @@ enum veil_job_kind {
 	VEIL_JOB_KEYSTREAM,
 };
 
-struct veil_io;
-
-/**
- * struct veil_req - one participant of a job: a cipher request and its work
- * @io: the job.
- * @work: runs the participant on a workqueue.
- * @pool: the pool it came from; NULL for the one inside struct veil_io.
- * @iv: IV buffer of @req.
- * @req: the cipher request; the tfm's request context follows it.
- */
-struct veil_req {
-	struct veil_io *io;
-	struct work_struct work;
-	mempool_t *pool;
-	u8 iv[VEIL_MAX_IV_SIZE] __aligned(sizeof(u64));
-	struct skcipher_request req;
-};
-
 /**
  * struct veil_io - per-bio state, in the bio's dm per-bio data
  * @vc: the target.
  * @base: the bio dm handed to veil_map().
- * @out: write: the ciphertext bio; keystream: holder of the keystream pages.
  * @iter: @base's data as it was at map time.
  * @sector: target-relative sector of @base, in 512-byte sectors.
- * @orig_end_io: @base's completion, restored when a read is done.
- * @orig_private: @base's bi_private, restored with @orig_end_io.
+ * @orig_end_io: read: @base's completion, restored when the read is done.
+ * @orig_private: read: @base's bi_private, restored with @orig_end_io.
+ * @out: write: the ciphertext bio.
+ * @ks_pages: keystream read: the keystream, one page per 4 KiB of data.
  * @kind: what the chunks do.
  * @chunk_bytes: bytes per chunk.
  * @nr_chunks: chunks in the job.
- * @next_chunk: next chunk to take; participants take them in turn.
- * @participants: participants that have not left yet.
- * @ahead_pending: keystream read: the device I/O and the keystream job.
- * @read_done: keystream read: the device read completed without error.
- * @shared: the job has had more than one participant.
- * @error: a cipher call failed.
- * @ks_chunks: keystream read: chunks whose keystream awaits the XOR.
- * @req0: the participant that needs no allocation; must be last.
+ * @next_chunk: the next chunk to claim; under vc->jobs_lock once @listed.
+ * @pending: chunks not done, plus one hold by the job's runner (or by the
+ *	device read, for a keystream job); the put that drops it to zero
+ *	finishes the job.
+ * @node: entry in vc->jobs while @listed and chunks are unclaimed.
+ * @listed: offered to helpers: claims take vc->jobs_lock from then on.
+ * @error: a cipher call or the device read failed; later chunks are skipped.
+ * @read_done: keystream job: the device read completed.
+ * @ks_ready: keystream job: chunks whose keystream awaits the XOR.
+ * @work: the job's runner when it runs from a queue.
+ * @resume_idx: chunk an async cipher call left unfinished (veil_io_resume).
+ * @resume_off: bytes of that chunk already done.
+ * @req: the runner's cipher request; must be last.
  */
 struct veil_io {
 	struct veil_c *vc;
 	struct bio *base;
-	struct bio *out;
 	struct bvec_iter iter;
 	sector_t sector;
 	bio_end_io_t *orig_end_io;
 	void *orig_private;
+	struct bio *out;
+	struct page **ks_pages;
 
 	enum veil_job_kind kind;
 	unsigned int chunk_bytes;
 	unsigned int nr_chunks;
-	atomic_t next_chunk;
-	atomic_t participants;
-	atomic_t ahead_pending;
-	bool read_done;
-	bool shared;
+	unsigned int next_chunk;
+	atomic_t pending;
+	struct list_head node;
+	bool listed;
 	bool error;
-	DECLARE_BITMAP(ks_chunks, VEIL_KS_MAX_CHUNKS);
+	bool read_done;
+	DECLARE_BITMAP(ks_ready, VEIL_KS_MAX_CHUNKS);
 
-	struct veil_req req0;
+	struct work_struct work;
+	unsigned int resume_idx;
+	unsigned int resume_off;
+
+	struct veil_req req;
 };
+
+/* The per-bio data of @bio. */
+static inline struct veil_io *veil_io_of(struct veil_c *vc, struct bio *bio)
+{
+	return dm_per_bio_data(bio, vc->per_bio_data_size);
+}
+
+/* Bytes of data in chunk @idx of @io. */
+static inline unsigned int veil_chunk_len(const struct veil_io *io,
+					  unsigned int idx)
+{
+	return min(io->chunk_bytes, io->iter.bi_size - idx * io->chunk_bytes);
+}
 
 /* veil-table.c */
 int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
@@ -276,20 +364,56 @@ void veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector);
 
 /* veil-key.c */
 int veil_key_set(struct veil_c *vc, char *str, char **error);
-void veil_key_wipe(struct veil_c *vc);
+int veil_key_wipe(struct veil_c *vc);
 void veil_key_free(struct veil_key *key);
 unsigned int veil_key_emit(const struct veil_key *key, char *result,
 			   unsigned int maxlen);
 
 /* veil-crypt.c */
 int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
-		     enum veil_job_kind kind, bool may_sleep);
-void veil_crypt_xor_keystream(struct veil_io *io);
+		     enum veil_job_kind kind, unsigned int *done, bool atomic);
+void veil_crypt_xor(struct veil_io *io, unsigned int idx);
 
-/* veil-engine.c */
-int veil_engine_init(struct dm_target *ti, struct veil_c *vc);
-void veil_engine_exit(struct veil_c *vc);
-int veil_engine_map(struct veil_c *vc, struct bio *bio, sector_t sector);
+/* veil-pages.c */
+int veil_pages_init(struct dm_target *ti, struct veil_c *vc);
+void veil_pages_exit(struct veil_c *vc);
+bool veil_pages_reserve(struct veil_c *vc, unsigned int nr);
+void veil_pages_unreserve(struct veil_c *vc, unsigned int nr);
+struct bio *veil_pages_alloc(struct veil_io *io, bool may_wait);
+void veil_pages_free(struct veil_c *vc, struct bio *bio);
+
+/* veil-job.c */
+void veil_job_plan(struct veil_io *io, enum veil_job_kind kind, bool spread);
+void veil_job_list(struct veil_io *io);
+bool veil_job_claim(struct veil_io *io, unsigned int *idx);
+struct veil_io *veil_job_claim_listed(struct veil_c *vc, unsigned int *idx);
+bool veil_job_unclaimed(struct veil_io *io);
+void veil_job_put(struct veil_io *io);
+bool veil_job_run_chunk(struct veil_io *io, struct veil_req *r,
+			unsigned int idx, unsigned int from,
+			enum veil_where where, bool atomic);
+void veil_job_run(struct veil_io *io, enum veil_where where, bool atomic);
+
+/* veil-helpers.c */
+int veil_helpers_init(struct dm_target *ti, struct veil_c *vc);
+void veil_helpers_exit(struct veil_c *vc);
+bool veil_may_fanout(struct veil_c *vc, enum veil_job_kind kind);
+bool veil_helpers_available(struct veil_c *vc, bool others, bool here);
+unsigned int veil_helpers_offer(struct veil_io *io, unsigned int max,
+				bool others, bool here);
+
+/* veil-keystream.c */
+bool veil_ks_start(struct veil_io *io);
+void veil_ks_chunk_done(struct veil_io *io, unsigned int idx);
+void veil_ks_read_done(struct veil_io *io, blk_status_t status);
+void veil_ks_free(struct veil_io *io);
+
+/* veil-io.c */
+int veil_io_init(struct dm_target *ti, struct veil_c *vc);
+void veil_io_exit(struct veil_c *vc);
+int veil_io_map(struct veil_c *vc, struct bio *bio, sector_t sector);
+void veil_io_finish(struct veil_io *io);
+void veil_io_resume(struct veil_io *io);
 
 /* veil-stats.c */
 int veil_stats_init(struct veil_c *vc);

@@ -200,21 +200,33 @@ fail:
  *
  * The cipher is rekeyed with random bytes so that it no longer holds the
  * volume key, and the stored key is zeroed. The key size is kept, so that
- * "key set" can load a new key of the same size.
+ * "key set" can load a new key of the same size. Either way the target is
+ * left without a valid key, so that resume is refused.
+ *
+ * Return: 0, or the cipher's error if it refused the random key; the
+ * volume key may then still be in the cipher.
  */
-void veil_key_wipe(struct veil_c *vc)
+int veil_key_wipe(struct veil_c *vc)
 {
 	struct veil_key *key = &vc->key;
+	int ret;
 
 	key->valid = false;
 	kfree(key->ref);
 	key->ref = NULL;
 	if (!key->bytes)
-		return;
+		return 0;
 	get_random_bytes(key->bytes, key->size);
-	/* A random key of the right size is accepted by every supported cipher. */
-	crypto_skcipher_setkey(vc->tfm, key->bytes, key->size);
+	ret = crypto_skcipher_setkey(vc->tfm, key->bytes, key->size);
 	memzero_explicit(key->bytes, key->size);
+	return ret;
+}
+
+/* A hex digit without a table lookup or a branch on the key's value. */
+static char veil_hex_digit(u8 nibble)
+{
+	/* 0x27 is 'a' - '0' - 10: added only when nibble > 9. */
+	return '0' + nibble + (((unsigned int)(9 - nibble) >> 4) & 0x27);
 }
 
 /**
@@ -224,7 +236,9 @@ void veil_key_wipe(struct veil_c *vc)
  * @maxlen: size of @result.
  *
  * Prints ":<size>:<type>:<description>" for a keyring key and the hex
- * digits otherwise (zeros after a wipe, as dm-crypt does).
+ * digits otherwise (zeros after a wipe, as dm-crypt does), made without
+ * table lookups so that the time taken does not depend on the key. The
+ * caller holds vc->key_lock.
  *
  * Return: the number of characters written.
  */
@@ -237,7 +251,12 @@ unsigned int veil_key_emit(const struct veil_key *key, char *result,
 		DMEMIT(":%u:%s", key->size, key->ref);
 		return sz;
 	}
-	for (i = 0; i < key->size; i++)
-		DMEMIT("%02x", key->bytes[i]);
+	if (!key->bytes || maxlen - sz <= 2 * key->size)
+		return sz;
+	for (i = 0; i < key->size; i++) {
+		result[sz++] = veil_hex_digit(key->bytes[i] >> 4);
+		result[sz++] = veil_hex_digit(key->bytes[i] & 0xf);
+	}
+	result[sz] = '\0';
 	return sz;
 }

@@ -61,24 +61,31 @@ unsigned int veil_stats_emit(struct veil_c *vc, char *result,
 
 	for_each_possible_cpu(cpu) {
 		s = per_cpu_ptr(vc->stats, cpu);
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < VEIL_NR_DIRS; i++) {
 			sum.bytes[i] += s->bytes[i];
 			sum.reqs[i] += s->reqs[i];
 			sum.cipher_ns[i] += s->cipher_ns[i];
 		}
+		for (i = 0; i < VEIL_NR_WHERE; i++)
+			sum.where[i] += s->where[i];
 		sum.fanout += s->fanout;
 		sum.ahead_hit += s->ahead_hit;
 		sum.ahead_miss += s->ahead_miss;
 		sum.ahead_skip += s->ahead_skip;
+		sum.page_waits += s->page_waits;
 	}
 
 	DMEMIT("reads=%llu writes=%llu bytes_decrypted=%llu bytes_encrypted=%llu",
-	       sum.reqs[0], sum.reqs[1], sum.bytes[0], sum.bytes[1]);
+	       sum.reqs[VEIL_DECRYPT], sum.reqs[VEIL_ENCRYPT],
+	       sum.bytes[VEIL_DECRYPT], sum.bytes[VEIL_ENCRYPT]);
 	DMEMIT(" cipher_ns_decrypt=%llu cipher_ns_encrypt=%llu",
-	       sum.cipher_ns[0], sum.cipher_ns[1]);
+	       sum.cipher_ns[VEIL_DECRYPT], sum.cipher_ns[VEIL_ENCRYPT]);
 	DMEMIT(" fanout=%llu keystream_hit=%llu keystream_miss=%llu keystream_skip=%llu",
 	       sum.fanout, sum.ahead_hit, sum.ahead_miss, sum.ahead_skip);
-	DMEMIT(" cpu_chunks=");
+	DMEMIT(" chunks_map=%llu chunks_endio=%llu chunks_queue=%llu chunks_helper=%llu",
+	       sum.where[VEIL_IN_MAP], sum.where[VEIL_IN_ENDIO],
+	       sum.where[VEIL_IN_QUEUE], sum.where[VEIL_IN_HELPER]);
+	DMEMIT(" page_waits=%llu cpu_chunks=", sum.page_waits);
 	for_each_possible_cpu(cpu) {
 		DMEMIT("%s%d:%llu", sep, cpu, per_cpu_ptr(vc->stats, cpu)->chunks);
 		sep = ",";

@@ -141,7 +141,9 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	ret = veil_iv_parse(iv, ivopts, &vc->iv_mode, &ti->error);
 	if (ret)
 		goto out;
-	if (mode && !strcmp(mode, "ctr") && vc->iv_mode == VEIL_IV_NULL) {
+	/* CTR under any name: "aes-ctr-null", "capi:ctr(aes)-null", ... */
+	if (vc->iv_mode == VEIL_IV_NULL &&
+	    ((mode && !strcmp(mode, "ctr")) || strstr(base, "ctr("))) {
 		ti->error = "IV null repeats one keystream on every sector in CTR mode";
 		ret = -EINVAL;
 		goto out;
@@ -152,7 +154,8 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 		goto out;
 	}
 
-	tfm = crypto_alloc_skcipher(api, 0, 0);
+	/* As dm-crypt: no driver that allocates memory on the I/O path. */
+	tfm = crypto_alloc_skcipher(api, 0, CRYPTO_ALG_ALLOCATES_MEMORY);
 	if (IS_ERR(tfm)) {
 		ret = PTR_ERR(tfm);
 		ti->error = veil_tfm_error(cipher, mode, vc->iv_mode, ivopts);
@@ -163,8 +166,6 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	/* CTR: the keystream depends on key and IV only, see veil-engine.c. */
 	if ((mode && !strcmp(mode, "ctr")) || strstarts(base, "ctr("))
 		set_bit(VEIL_CTR, &vc->flags);
-	if (!(crypto_skcipher_alg(tfm)->base.cra_flags & CRYPTO_ALG_ASYNC))
-		set_bit(VEIL_SYNC_TFM, &vc->flags);
 	if (vc->iv_size > VEIL_MAX_IV_SIZE ||
 	    (vc->iv_mode != VEIL_IV_NULL && vc->iv_size < sizeof(u64))) {
 		ti->error = "IV size of cipher not supported";

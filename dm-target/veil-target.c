@@ -23,7 +23,7 @@ static void veil_dtr(struct dm_target *ti)
 
 	if (!vc)
 		return;
-	veil_engine_exit(vc);
+	veil_io_exit(vc);
 	veil_stats_exit(vc);
 	if (vc->tfm)
 		crypto_free_skcipher(vc->tfm);
@@ -31,6 +31,7 @@ static void veil_dtr(struct dm_target *ti)
 	if (vc->dev)
 		dm_put_device(ti, vc->dev);
 	kfree(vc->cipher_string);
+	mutex_destroy(&vc->key_lock);
 	kfree(vc);
 	ti->private = NULL;
 }
@@ -53,6 +54,7 @@ static int veil_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		return -ENOMEM;
 	}
 	ti->private = vc;
+	mutex_init(&vc->key_lock);
 
 	/* Features first: sector_size decides what the other fields may be. */
 	ret = veil_parse_options(ti, vc, argc - VEIL_FIXED_ARGS,
@@ -100,11 +102,13 @@ static int veil_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Cannot allocate counters";
 		goto bad;
 	}
-	ret = veil_engine_init(ti, vc);
+	ret = veil_io_init(ti, vc);
 	if (ret)
 		goto bad;
 
 	ti->num_flush_bios = 1;
+	/* Swap-out needs pages from the reserve: bound how many bios take them. */
+	ti->limit_swap_bios = true;
 	return 0;
 bad:
 	veil_dtr(ti);
@@ -117,12 +121,13 @@ static int veil_map(struct dm_target *ti, struct bio *bio)
 	sector_t sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
 
 	/*
-	 * Flushes and discards carry no data to transform. dm core has no
-	 * write of ours in flight when it sends a flush; a discard is ordered
-	 * against writes only by the caller's own flushes.
+	 * Flushes, discards and empty bios (an empty REQ_FUA write) carry no
+	 * data to transform. dm core has no write of ours in flight when it
+	 * sends a flush; a discard is ordered against writes only by the
+	 * caller's own flushes.
 	 */
 	if (unlikely(bio->bi_opf & REQ_PREFLUSH ||
-		     bio_op(bio) == REQ_OP_DISCARD)) {
+		     bio_op(bio) == REQ_OP_DISCARD || !bio_sectors(bio))) {
 		bio_set_dev(bio, vc->dev->bdev);
 		if (bio_sectors(bio))
 			bio->bi_iter.bi_sector = vc->start + sector;
@@ -139,7 +144,7 @@ static int veil_map(struct dm_target *ti, struct bio *bio)
 		     ((vc->sector_size >> SECTOR_SHIFT) - 1)))
 		return DM_MAPIO_KILL;
 
-	return veil_engine_map(vc, bio, sector);
+	return veil_io_map(vc, bio, sector);
 }
 
 static void veil_status(struct dm_target *ti, status_type_t type,
@@ -156,7 +161,10 @@ static void veil_status(struct dm_target *ti, status_type_t type,
 
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s ", vc->cipher_string);
+		/* A key message may be replacing the key bytes right now. */
+		mutex_lock(&vc->key_lock);
 		sz += veil_key_emit(&vc->key, result + sz, maxlen - sz);
+		mutex_unlock(&vc->key_lock);
 		DMEMIT(" %llu %s %llu", vc->iv_offset, vc->dev->name,
 		       (unsigned long long)vc->start);
 		sz += veil_emit_options(ti, vc, result + sz, maxlen - sz);
@@ -202,14 +210,21 @@ static int veil_message(struct dm_target *ti, unsigned int argc, char **argv,
 	}
 
 	if (argc == 3 && !strcasecmp(argv[1], "set")) {
+		mutex_lock(&vc->key_lock);
 		ret = veil_key_set(vc, argv[2], &error);
+		mutex_unlock(&vc->key_lock);
 		if (ret)
 			DMWARN("key set: %s", error);
 		return ret;
 	}
 	if (argc == 2 && !strcasecmp(argv[1], "wipe")) {
-		veil_key_wipe(vc);
-		return 0;
+		mutex_lock(&vc->key_lock);
+		ret = veil_key_wipe(vc);
+		mutex_unlock(&vc->key_lock);
+		if (ret)
+			DMERR("key wipe: cipher refused the random key (%d)",
+			      ret);
+		return ret;
 	}
 invalid:
 	DMWARN("unrecognised message received");
@@ -246,11 +261,13 @@ static void veil_io_hints(struct dm_target *ti, struct queue_limits *limits)
 					    limits->physical_block_size,
 					    vc->sector_size);
 	limits->io_min = max_t(unsigned int, limits->io_min, vc->sector_size);
+	/* A sector must lie whole in one page: the cipher takes it as one. */
+	limits->dma_alignment = limits->logical_block_size - 1;
 }
 
 static struct target_type veil_target = {
 	.name = "veil",
-	.version = { 1, 1, 0 },
+	.version = { 1, 2, 0 },
 	.module = THIS_MODULE,
 	.ctr = veil_ctr,
 	.dtr = veil_dtr,

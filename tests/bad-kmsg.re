@@ -1,1 +1,1 @@
-WARNING:|BUG:|Oops|general protection|kernel BUG|UBSAN|KASAN|kmemleak|INFO: task .* blocked|refcount_t:|list_(add|del) corruption|scheduling while atomic
+WARNING:|BUG:|Oops|general protection|kernel BUG|UBSAN|KASAN|kmemleak|INFO: task .* blocked|refcount_t:|list_(add|del) corruption|scheduling while atomic|divide error|possible (circular|recursive) locking|inconsistent lock state|lock held when returning|detected stalls? on CPU|self-detected stall|rcu_.* detected stall|page allocation failure|workqueue lockup|hung_task|soft lockup|hard LOCKUP|Call Trace:

@@ -2,41 +2,101 @@
 # SPDX-License-Identifier: GPL-2.0
 # The in-guest test runner. Runs each tests/<area>/NNN-*.sh as root, one
 # after another, and writes TAP to $RESULTS/results.tap and each test's
-# output to $RESULTS/logs/. After every test it checks the kernel log for
-# WARN/BUG/oops/leaks and that no device-mapper device or loop device was
-# left behind. The host reads the results; the guest's exit status and
-# console are not part of the protocol.
+# output to $RESULTS/logs/. The host reads the results; the guest's exit
+# status and console are not part of the protocol.
 #
-#   guest-run.sh RESULTS_DIR [PATTERN]
+# After every test: the kernel log lines the test caused are checked for
+# WARN, BUG, oops, KASAN, lockdep, RCU stalls, hung tasks, sleeping in
+# atomic context, allocation failures (tests/bad-kmsg.re); no
+# device-mapper or loop device may be left behind. The log is read from
+# /dev/kmsg from boot on, so nothing is missed when the ring buffer wraps.
+# After the last test of each area, on a kernel with kmemleak, a scan
+# reports leaks as a test of its own ("kmemleak/<area>").
+#
+#   guest-run.sh RESULTS_DIR [PATTERN]    PATTERN: extended regex on names
+#
+# A test may name kernel messages it expects (fault injection) as extended
+# regexes, one per line, in the file $KMSG_ALLOW (lib.sh: kmsg_allow). A
+# test with a line "# kernel: debug" in its head runs only on the debug
+# kernel (its release ends in -veildebug): it needs fault injection.
 
 RESULTS=$1
 PATTERN=${2:-}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 TAP=$RESULTS/results.tap
 TIMEOUT=${VEIL_TEST_TIMEOUT:-900}
+VEIL_KO=${VEIL_KO:-$TOP/build/modules/$(uname -r)/dm-veil.ko}
+[ -f "$VEIL_KO" ] || VEIL_KO=$TOP/dm-target/dm-veil.ko
+KMSG=$RESULTS/kmsg.log
+KMEMLEAK=/sys/kernel/debug/kmemleak
+export VEIL_KO KMSG_ALLOW=$RESULTS/kmsg-allow KMSG_FILE=$KMSG
 
 mkdir -p "$RESULTS/logs"
 echo "TAP version 13" > "$TAP"
 
+# Every kernel message since boot, as "prio,seq,time,flags;text" records;
+# a reader that falls behind gets EPIPE once and goes on after the gap.
+(exec 3< /dev/kmsg; while :; do cat <&3 2>/dev/null; sleep 0.1; done) > "$KMSG" &
+kmsg_reader=$!
+# kmsg_lines FROM: the messages from line FROM of $KMSG on, text only
+kmsg_lines() { tail -n +"$1" "$KMSG" | grep -v '^ ' | sed 's/^[^;]*;//'; }
+
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+if [ -w "$KMEMLEAK" ]; then
+	# Leaks from before the suite (boot) are not ours.
+	echo scan > "$KMEMLEAK"
+	echo clear > "$KMEMLEAK"
+fi
+
 modprobe dm_mod
-insmod "$TOP/dm-target/dm-veil.ko" || echo "# insmod dm-veil.ko failed" >> "$TAP"
+insmod "$VEIL_KO" || echo "# insmod $VEIL_KO failed" >> "$TAP"
 
 mapfile -t tests < <(cd "$TOP/tests" && ls -1 */[0-9][0-9][0-9]-*.sh | grep -v "^host/" | sort)
-n=0
+selected=()
 for t in "${tests[@]}"; do
 	name=${t%.sh}
-	if [ -n "$PATTERN" ] && [[ "$name" != *$PATTERN* ]]; then
-		continue
+	# "# kernel: debug" near the top: only for the debug kernel.
+	only=$(head -5 "$TOP/tests/$t" | sed -n 's/^# kernel: *//p')
+	[ -z "$only" ] || [[ "$(uname -r)" == *"$only"* ]] || continue
+	if [ -z "$PATTERN" ] || [[ "$name" =~ $PATTERN ]]; then
+		selected+=("$t")
 	fi
+done
+
+n=0
+# kmemleak_check AREA: scan for leaks once the area's objects are old enough
+kmemleak_check() {
+	local leaks
+	[ -w "$KMEMLEAK" ] || return 0
+	n=$((n + 1))
+	sleep 6
+	echo scan > "$KMEMLEAK"
+	leaks=$(cat "$KMEMLEAK")
+	echo clear > "$KMEMLEAK"
+	if [ -z "$leaks" ]; then
+		echo "ok $n - kmemleak/$1" >> "$TAP"
+	else
+		echo "$leaks" > "$RESULTS/logs/kmemleak-$1.log"
+		echo "not ok $n - kmemleak/$1 # $(echo "$leaks" | grep -c '^unreferenced object') unreferenced objects" >> "$TAP"
+	fi
+}
+
+for i in "${!selected[@]}"; do
+	t=${selected[i]}
+	name=${t%.sh}
 	n=$((n + 1))
 	log=$RESULTS/logs/${name//\//-}.log
-	before=$(dmesg | wc -l)
+	: > "$KMSG_ALLOW"
+	sleep 0.2
+	from=$(($(wc -l < "$KMSG") + 1))
 	start=$(date +%s)
 	timeout -k 10 "$TIMEOUT" bash "$TOP/tests/$t" > "$log" 2>&1 < /dev/null
 	rc=$?
 	secs=$(($(date +%s) - start))
-	new=$(dmesg | tail -n +"$((before + 1))")
-	bad=$(echo "$new" | grep -E -f "$TOP/tests/bad-kmsg.re" | head -3)
+	sleep 0.3
+	new=$(kmsg_lines "$from")
+	bad=$(echo "$new" | grep -E -f "$TOP/tests/bad-kmsg.re" |
+	      { if [ -s "$KMSG_ALLOW" ]; then grep -v -E -f "$KMSG_ALLOW"; else cat; fi } | head -3)
 	left=$(dmsetup ls 2>/dev/null | grep -v '^No devices found' | awk '{print $1}' | tr '\n' ' ')
 	{
 		echo "--- kernel log during the test ---"
@@ -51,7 +111,7 @@ for t in "${tests[@]}"; do
 		dmsetup remove_all --force >/dev/null 2>&1
 	fi
 	losetup -D 2>/dev/null
-	lsmod | grep -q '^dm_veil ' || insmod "$TOP/dm-target/dm-veil.ko"
+	lsmod | grep -q '^dm_veil ' || insmod "$VEIL_KO"
 
 	if [ "$rc" = 77 ] && [ -z "$why" ]; then
 		reason=$(grep -m1 '^SKIP:' "$log" | sed 's/^SKIP: *//')
@@ -62,6 +122,9 @@ for t in "${tests[@]}"; do
 		[ -z "$why" ] && why="exit status $rc: $(grep -m1 '^FAIL:' "$log" || tail -1 "$log")"
 		echo "not ok $n - $name # time=${secs}s $why" >> "$TAP"
 	fi
+
+	next=${selected[i + 1]:-}
+	[ "${next%%/*}" = "${t%%/*}" ] || kmemleak_check "${t%%/*}"
 done
 
 # The module must unload once every test has cleaned up after itself.
@@ -71,5 +134,7 @@ if rmmod dm_veil 2>> "$RESULTS/logs/module-unload.log"; then
 else
 	echo "not ok $n - runner/module-unload # rmmod dm_veil failed" >> "$TAP"
 fi
+kmemleak_check module-unload
+kill "$kmsg_reader" 2>/dev/null
 echo "1..$n" >> "$TAP"
 echo "# done" >> "$TAP"

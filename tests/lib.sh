@@ -8,7 +8,9 @@
 set -eu -o pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-VEIL_KO=$TOP/dm-target/dm-veil.ko
+# The module for the running kernel (make module puts it there).
+VEIL_KO=${VEIL_KO:-$TOP/build/modules/$(uname -r)/dm-veil.ko}
+[ -f "$VEIL_KO" ] || VEIL_KO=$TOP/dm-target/dm-veil.ko
 WORK=$(mktemp -d /tmp/veiltest.XXXXXX)
 _devs=() _loops=() _mounts=() _atexit=()
 
@@ -38,11 +40,14 @@ skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 info() { echo "# $*"; }
 
-# requires root | module NAME | cmd NAME...
+# requires root | module NAME... | modinfo NAME... | cmd NAME...
+# (module loads it with default parameters; modinfo only checks that it
+# exists, for modules the test loads with parameters of its own)
 requires() {
 	case "$1" in
 	root) [ "$(id -u)" = 0 ] || skip "needs root" ;;
 	module) shift; for m; do modprobe "$m" 2>/dev/null || skip "no module $m"; done ;;
+	modinfo) shift; for m; do modinfo "$m" >/dev/null 2>&1 || skip "no module $m"; done ;;
 	cmd) shift; for c; do command -v "$c" >/dev/null || skip "no command $c"; done ;;
 	esac
 }
@@ -87,13 +92,27 @@ expect_fail() {
 	if "$@" >/dev/null 2>&1; then fail "expected failure: $*"; fi
 }
 
-# kmsg_mark / kmsg_since: kernel messages logged after the mark
-kmsg_mark() { _kmsg=$(dmesg | wc -l); }
-kmsg_since() { dmesg | tail -n +"$((_kmsg + 1))"; }
+# kmsg_mark / kmsg_since: kernel messages logged after the mark. Under
+# the runner they come from its copy of /dev/kmsg (KMSG_FILE), which misses
+# nothing when the ring buffer wraps; elsewhere from dmesg.
+kmsg_all() {
+	if [ -n "${KMSG_FILE:-}" ]; then
+		sleep 0.2
+		grep -v '^ ' "$KMSG_FILE" | sed 's/^[^;]*;//'
+	else
+		dmesg
+	fi
+}
+kmsg_mark() { _kmsg=$(kmsg_all | wc -l); }
+kmsg_since() { kmsg_all | tail -n +"$((_kmsg + 1))"; }
 
 # kmsg_bad: the lines of the kernel log since kmsg_mark (or boot) that
 # show a kernel bug: WARN, BUG, oops, leaks, hung tasks
-kmsg_bad() { dmesg | tail -n +"$((${_kmsg:-0} + 1))" | grep -E -f "$TOP/tests/bad-kmsg.re"; }
+kmsg_bad() { kmsg_all | tail -n +"$((${_kmsg:-0} + 1))" | grep -E -f "$TOP/tests/bad-kmsg.re"; }
+
+# kmsg_allow REGEX...: kernel messages this test causes on purpose (fault
+# injection), not to be taken for bugs by the runner
+kmsg_allow() { [ -n "${KMSG_ALLOW:-}" ] && printf '%s\n' "$@" >> "$KMSG_ALLOW"; return 0; }
 
 # usb_stick: the removable USB disk QEMU gives the guest (/dev/sdX), or
 # nothing if none is attached
@@ -174,4 +193,69 @@ fill_files() {
 # verify_files DIR: every file of the last fill_files is intact
 verify_files() {
 	(cd "$1" && sha256sum --quiet -c "$WORK/sums") || fail "files in $1 changed"
+}
+
+# status_field NAME FIELD: one key=value field of a veil device's status
+status_field() { dmsetup status "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# Where the kernel ran functions: the function tracer, limited to FUNCS.
+# trace_start FUNC...; ...I/O...; trace_stop > FILE. Each line of the
+# output: "<task>-<pid> [<cpu>] <flags> <time>: <function> <- <caller>";
+# flags[2] is 'h' (hard IRQ), 's' (softirq), 'H' (hard IRQ in softirq) or
+# '.' (process context).
+TRACEFS=/sys/kernel/tracing
+trace_start() {
+	local f
+	[ -d "$TRACEFS/events" ] || mount -t tracefs nodev "$TRACEFS" 2>/dev/null ||
+		skip "no tracefs"
+	[ -f "$TRACEFS/set_ftrace_filter" ] || skip "no function tracer"
+	echo nop > "$TRACEFS/current_tracer"
+	: > "$TRACEFS/set_ftrace_filter"
+	for f; do echo "$f" >> "$TRACEFS/set_ftrace_filter" || fail "cannot trace $f"; done
+	[ -s "$TRACEFS/set_ftrace_filter" ] || fail "the tracer knows none of: $*"
+	echo 8192 > "$TRACEFS/buffer_size_kb"
+	echo > "$TRACEFS/trace"
+	echo function > "$TRACEFS/current_tracer"
+	at_exit "echo nop > $TRACEFS/current_tracer; : > $TRACEFS/set_ftrace_filter"
+}
+trace_stop() {
+	echo nop > "$TRACEFS/current_tracer"
+	grep -v '^#' "$TRACEFS/trace" || true
+	: > "$TRACEFS/set_ftrace_filter"
+}
+# trace_context FILE FUNC-REGEX: how many calls of functions whose name
+# matches FUNC-REGEX ran in each context, as "hardirq=N softirq=N task=N"
+trace_context() {
+	awk -v fn="$2" '$0 ~ (": " fn " <-") {
+		for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { fl = $(i + 1); break }
+		c = substr(fl, 3, 1)
+		if (c == "h" || c == "H") h++; else if (c == "s") s++; else t++
+	} END { printf "hardirq=%d softirq=%d task=%d\n", h, s, t }' "$1"
+}
+# trace_tasks FILE FUNC-REGEX: the tasks (name without pid) and CPUs that
+# ran matching functions, one "task cpu" pair per line, with counts
+trace_tasks() {
+	awk -v fn="$2" '$0 ~ (": " fn " <-") {
+		task = $1; sub(/-[0-9]+$/, "", task)
+		for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { cpu = $i; break }
+		n[task " " cpu]++
+	} END { for (k in n) print k, n[k] }' "$1" | sort
+}
+
+# within SECS CMD...: run CMD in the background and wait at most SECS for
+# it; 0 if it finished in time and succeeded, 124 if still running (it is
+# left running: the caller must make it finish), else its exit status
+within() {
+	local secs=$1 pid i
+	shift
+	"$@" &
+	pid=$!
+	for ((i = 0; i < secs * 10; i++)); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid"
+			return
+		fi
+		sleep 0.1
+	done
+	return 124
 }

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-veil I/O glue: which context starts the job of a bio, and how the bio
+ * ends.
+ *
+ * Writes: veil_map() takes ciphertext pages without waiting and runs the
+ * job there, on the submitting task, offering chunks of a large write to
+ * idle CPUs' helpers. A write that gets no pages goes to the page-wait
+ * queue, which waits for them and then runs the job the same way (with
+ * no_write_workqueue, veil_map() waits itself and offers nothing). The
+ * put that finishes the job submits the ciphertext; its completion frees
+ * the pages and ends the bio.
+ *
+ * Reads: dm submits the bio; its completion starts the decryption job on
+ * the crypt queue (unbound; per-CPU on the completing CPU with
+ * same_cpu_crypt), whose runner offers chunks of a large read to helpers.
+ * With no_read_workqueue the completion decrypts the bio itself, unless it
+ * runs in hard IRQ or with interrupts off, where it queues as above; an
+ * async cipher driver makes it go on from the crypt queue.
+ *
+ * CTR reads up to keystream_ahead_max: see veil-keystream.c.
+ *
+ * Queues and what may wait where:
+ * - crypt_wq (WQ_MEM_RECLAIM, unbound or per-CPU): reads' runners and
+ *   resumed async chunks; waits only for the cipher.
+ * - helper_wq (WQ_MEM_RECLAIM, per-CPU, CPU_INTENSIVE): helpers; waits
+ *   only for the cipher.
+ * - page_wait_wq (WQ_MEM_RECLAIM, ordered): writes that wait for pages,
+ *   one at a time; pages come back from the device's write completions.
+ * No item waits for another item of any veil queue, and no bio waits for
+ * an item to be scheduled on a given CPU.
+ */
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/interrupt.h>
+
+#include "dm-veil.h"
+
+static void veil_write_end_io(struct bio *out)
+{
+	struct veil_io *io = out->bi_private;
+	struct bio *base = io->base;
+
+	if (out->bi_status)
+		base->bi_status = out->bi_status;
+	veil_pages_free(io->vc, out);
+	this_cpu_inc(io->vc->stats->reqs[VEIL_ENCRYPT]);
+	bio_endio(base);
+}
+
+/**
+ * veil_io_finish() - the last put of a job: submit the write, end the read
+ * @io: the job.
+ */
+void veil_io_finish(struct veil_io *io)
+{
+	struct bio *bio = io->base;
+
+	if (io->kind == VEIL_JOB_WRITE) {
+		if (io->error) {
+			veil_pages_free(io->vc, io->out);
+			bio->bi_status = BLK_STS_IOERR;
+			bio_endio(bio);
+			return;
+		}
+		dm_submit_bio_remap(bio, io->out);
+		return;
+	}
+
+	veil_ks_free(io);
+	if (io->error && !bio->bi_status)
+		bio->bi_status = BLK_STS_IOERR;
+	this_cpu_inc(io->vc->stats->reqs[VEIL_DECRYPT]);
+	bio->bi_end_io = io->orig_end_io;
+	bio->bi_private = io->orig_private;
+	bio_endio(bio);
+}
+
+static void veil_resume_work(struct work_struct *work)
+{
+	struct veil_io *io = container_of(work, struct veil_io, work);
+
+	if (!veil_job_run_chunk(io, &io->req, io->resume_idx, io->resume_off,
+				VEIL_IN_QUEUE, false))
+		veil_job_run(io, VEIL_IN_QUEUE, false);
+}
+
+/**
+ * veil_io_resume() - go on with a job whose atomic runner met an async
+ *	cipher driver
+ * @io: the job; its runner's hold passes to the queued work.
+ *
+ * Called from the driver's completion (any context) or by the runner.
+ */
+void veil_io_resume(struct veil_io *io)
+{
+	INIT_WORK(&io->work, veil_resume_work);
+	queue_work(io->vc->crypt_wq, &io->work);
+}
+
+/* Writes. */
+
+static void veil_write_start(struct veil_io *io, enum veil_where where)
+{
+	struct veil_c *vc = io->vc;
+
+	io->out->bi_private = io;
+	io->out->bi_end_io = veil_write_end_io;
+	io->out->bi_iter.bi_sector = vc->start + io->sector;
+	io->out->bi_ioprio = io->base->bi_ioprio;
+	veil_job_plan(io, VEIL_JOB_WRITE, veil_may_fanout(vc, VEIL_JOB_WRITE));
+	if (io->nr_chunks > 1)
+		veil_helpers_offer(io, io->nr_chunks - 1, true, false);
+	veil_job_run(io, where, false);
+}
+
+static void veil_write_wait_work(struct work_struct *work)
+{
+	struct veil_io *io = container_of(work, struct veil_io, work);
+
+	io->out = veil_pages_alloc(io, true);
+	veil_write_start(io, VEIL_IN_QUEUE);
+}
+
+static int veil_map_write(struct veil_io *io)
+{
+	struct veil_c *vc = io->vc;
+
+	io->out = veil_pages_alloc(io, false);
+	if (!io->out) {
+		if (!test_bit(VEIL_NO_WRITE_WQ, &vc->flags)) {
+			INIT_WORK(&io->work, veil_write_wait_work);
+			queue_work(vc->page_wait_wq, &io->work);
+			return DM_MAPIO_SUBMITTED;
+		}
+		io->out = veil_pages_alloc(io, true);
+	}
+	veil_write_start(io, VEIL_IN_MAP);
+	return DM_MAPIO_SUBMITTED;
+}
+
+/* Reads. */
+
+static void veil_read_work(struct work_struct *work)
+{
+	struct veil_io *io = container_of(work, struct veil_io, work);
+	struct veil_c *vc = io->vc;
+
+	veil_job_plan(io, VEIL_JOB_READ, veil_may_fanout(vc, VEIL_JOB_READ));
+	if (io->nr_chunks > 1)
+		veil_helpers_offer(io, io->nr_chunks - 1, true, false);
+	veil_job_run(io, VEIL_IN_QUEUE, false);
+}
+
+static void veil_read_end_io(struct bio *bio)
+{
+	struct veil_io *io = bio->bi_private;
+	struct veil_c *vc = io->vc;
+
+	if (io->kind == VEIL_JOB_KEYSTREAM) {
+		veil_ks_read_done(io, bio->bi_status);
+		return;
+	}
+	if (bio->bi_status) {
+		veil_io_finish(io);
+		return;
+	}
+	/*
+	 * Hard IRQ: the cipher is not usable there and the work is too long;
+	 * interrupts off: completions from the idle task. dm-crypt's rules.
+	 */
+	if (test_bit(VEIL_NO_READ_WQ, &vc->flags) && !in_hardirq() &&
+	    !irqs_disabled()) {
+		veil_job_plan(io, VEIL_JOB_READ, false);
+		veil_job_run(io, VEIL_IN_ENDIO, true);
+		return;
+	}
+	INIT_WORK(&io->work, veil_read_work);
+	queue_work(vc->crypt_wq, &io->work);
+}
+
+static int veil_map_read(struct veil_io *io)
+{
+	struct veil_c *vc = io->vc;
+	struct bio *bio = io->base;
+
+	io->kind = VEIL_JOB_READ;
+	io->error = false;
+	io->orig_end_io = bio->bi_end_io;
+	io->orig_private = bio->bi_private;
+	bio->bi_end_io = veil_read_end_io;
+	bio->bi_private = io;
+	bio_set_dev(bio, vc->dev->bdev);
+	bio->bi_iter.bi_sector = vc->start + io->sector;
+
+	if (test_bit(VEIL_CTR, &vc->flags) &&
+	    !test_bit(VEIL_NO_KS_AHEAD, &vc->flags) &&
+	    !test_bit(VEIL_NO_READ_WQ, &vc->flags) &&
+	    io->iter.bi_size <= vc->ks_ahead_max)
+		veil_ks_start(io);
+	return DM_MAPIO_REMAPPED;
+}
+
+/**
+ * veil_io_map() - start a read or write through the cipher
+ * @vc: the target.
+ * @bio: a data bio, not empty, aligned to and a multiple of the encryption
+ *	sector, at most BIO_MAX_VECS pages.
+ * @sector: target-relative first sector of @bio.
+ *
+ * Return: DM_MAPIO_REMAPPED for reads (dm submits the bio; decryption
+ * runs on completion), DM_MAPIO_SUBMITTED for writes.
+ */
+int veil_io_map(struct veil_c *vc, struct bio *bio, sector_t sector)
+{
+	struct veil_io *io = veil_io_of(vc, bio);
+
+	io->vc = vc;
+	io->base = bio;
+	io->out = NULL;
+	io->ks_pages = NULL;
+	io->iter = bio->bi_iter;
+	io->sector = sector;
+
+	if (bio_data_dir(bio) == READ)
+		return veil_map_read(io);
+	return veil_map_write(io);
+}
+
+/**
+ * veil_io_init() - set up the engine: page reserve, helpers, queues
+ * @ti: the target; ti->error is set on failure, per-bio data size is set.
+ * @vc: the target instance; its transform and options must be set.
+ *
+ * Return: 0 or a negative errno; veil_io_exit() undoes a partial setup.
+ */
+int veil_io_init(struct dm_target *ti, struct veil_c *vc)
+{
+	const char *name = dm_table_device_name(ti->table);
+	unsigned int crypt_flags = WQ_MEM_RECLAIM | WQ_CPU_INTENSIVE;
+	int ret;
+
+	vc->per_bio_data_size = ALIGN(sizeof(struct veil_io) +
+				      crypto_skcipher_reqsize(vc->tfm),
+				      ARCH_KMALLOC_MINALIGN);
+	ti->per_io_data_size = vc->per_bio_data_size;
+	spin_lock_init(&vc->jobs_lock);
+	INIT_LIST_HEAD(&vc->jobs);
+
+	ret = veil_pages_init(ti, vc);
+	if (ret)
+		return ret;
+	ret = veil_helpers_init(ti, vc);
+	if (ret)
+		return ret;
+
+	/*
+	 * All three are on the writeback path, hence WQ_MEM_RECLAIM. The
+	 * crypt queue is unbound, as dm-crypt's, so that a read's decryption
+	 * runs on whichever CPU is free; with same_cpu_crypt it is per-CPU
+	 * and runs on the CPU that completed the read. Helpers are per-CPU:
+	 * each is queued on the CPU chosen for it. The page-wait queue is
+	 * ordered: one writer waits for pages at a time.
+	 */
+	if (!test_bit(VEIL_SAME_CPU, &vc->flags))
+		crypt_flags = WQ_MEM_RECLAIM | WQ_UNBOUND;
+	vc->crypt_wq = alloc_workqueue("kveild_crypt/%s", crypt_flags, 0, name);
+	vc->helper_wq = alloc_workqueue("kveild_help/%s",
+					WQ_MEM_RECLAIM | WQ_CPU_INTENSIVE, 0,
+					name);
+	vc->page_wait_wq = alloc_ordered_workqueue("kveild_wait/%s",
+						   WQ_MEM_RECLAIM, name);
+	if (!vc->crypt_wq || !vc->helper_wq || !vc->page_wait_wq) {
+		ti->error = "Cannot allocate workqueue";
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * veil_io_exit() - tear down what veil_io_init() set up
+ * @vc: the target instance; no I/O may be in flight.
+ */
+void veil_io_exit(struct veil_c *vc)
+{
+	veil_helpers_exit(vc);
+	if (vc->page_wait_wq)
+		destroy_workqueue(vc->page_wait_wq);
+	if (vc->helper_wq)
+		destroy_workqueue(vc->helper_wq);
+	if (vc->crypt_wq)
+		destroy_workqueue(vc->crypt_wq);
+	veil_pages_exit(vc);
+}

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-veil keystream-ahead: CTR reads whose keystream is computed while the
+ * device is still reading.
+ *
+ * The keystream depends only on key and sector, so veil_map() plans a
+ * keystream job, offers it to helpers and lets dm submit the read. A
+ * helper's keystream chunk is marked ready in ks_ready; a chunk claimed
+ * after the read completed is decrypted in place instead, which saves its
+ * XOR. Each ready chunk is XORed into the data exactly once, by whoever
+ * clears its mark after the read is in: the read's completion, or a helper
+ * that finishes a chunk after it. Both sides order "mark/flag, full
+ * barrier, look at the other" so that one of them always sees the other.
+ *
+ * The job's hold belongs to the device read: its completion sweeps the
+ * ready chunks, runs what nobody claimed, and drops the hold. The XOR and
+ * any decryption leave hard-IRQ context: there, the completion only queues
+ * the job's runner on the crypt queue.
+ *
+ * Keystream pages come from the page allocator without waiting, never from
+ * the write reserve, and count against the target's cap on pages in
+ * flight; a read that gets none, or finds no CPU to compute ahead, is a
+ * plain read (keystream_skip).
+ */
+#include <linux/bio.h>
+#include <linux/bitmap.h>
+#include <linux/gfp.h>
+#include <linux/slab.h>
+
+#include "dm-veil.h"
+
+/**
+ * veil_ks_free() - give back a keystream read's pages
+ * @io: the job, finished or never started.
+ */
+void veil_ks_free(struct veil_io *io)
+{
+	unsigned int i, nr = DIV_ROUND_UP(io->iter.bi_size, PAGE_SIZE);
+
+	if (!io->ks_pages)
+		return;
+	for (i = 0; i < nr; i++)
+		if (io->ks_pages[i])
+			__free_page(io->ks_pages[i]);
+	kfree(io->ks_pages);
+	io->ks_pages = NULL;
+	veil_pages_unreserve(io->vc, nr);
+}
+
+static bool veil_ks_alloc(struct veil_io *io)
+{
+	unsigned int i, nr = DIV_ROUND_UP(io->iter.bi_size, PAGE_SIZE);
+	const gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
+
+	if (!veil_pages_reserve(io->vc, nr))
+		return false;
+	io->ks_pages = kcalloc(nr, sizeof(*io->ks_pages), gfp);
+	if (!io->ks_pages) {
+		veil_pages_unreserve(io->vc, nr);
+		return false;
+	}
+	for (i = 0; i < nr; i++) {
+		io->ks_pages[i] = alloc_page(gfp);
+		if (!io->ks_pages[i]) {
+			veil_ks_free(io);
+			return false;
+		}
+	}
+	return true;
+}
+
+/**
+ * veil_ks_start() - start computing a CTR read's keystream
+ * @io: a read of at most keystream_ahead_max bytes, not yet submitted.
+ *
+ * Helpers go to other idle CPUs; where fan-out is not allowed, or no other
+ * CPU is idle, to this CPU's helper, which runs once the submitter waits
+ * for the device.
+ *
+ * Return: true if the read is now a keystream job, false for a plain read.
+ */
+bool veil_ks_start(struct veil_io *io)
+{
+	struct veil_c *vc = io->vc;
+	bool spread = veil_may_fanout(vc, VEIL_JOB_KEYSTREAM);
+
+	if (!veil_helpers_available(vc, spread, true) || !veil_ks_alloc(io)) {
+		this_cpu_inc(vc->stats->ahead_skip);
+		return false;
+	}
+	veil_job_plan(io, VEIL_JOB_KEYSTREAM, spread);
+	io->read_done = false;
+	bitmap_zero(io->ks_ready, io->nr_chunks);
+	veil_helpers_offer(io, io->nr_chunks, spread, true);
+	return true;
+}
+
+/*
+ * XOR every ready chunk into the data and put it. The caller holds the
+ * job, so no put here can finish it.
+ */
+static void veil_ks_sweep(struct veil_io *io)
+{
+	unsigned int idx;
+
+	for_each_set_bit(idx, io->ks_ready, io->nr_chunks) {
+		if (!test_and_clear_bit(idx, io->ks_ready))
+			continue;
+		if (!READ_ONCE(io->error))
+			veil_crypt_xor(io, idx);
+		veil_job_put(io);
+	}
+}
+
+/**
+ * veil_ks_chunk_done() - a chunk's keystream is ready
+ * @io: the keystream job.
+ * @idx: the chunk; its pending count passes to whoever XORs it.
+ */
+void veil_ks_chunk_done(struct veil_io *io, unsigned int idx)
+{
+	/* Hold the job across the sweep: the chunk's count goes with the mark. */
+	atomic_inc(&io->pending);
+	/* The keystream is stored before the mark is seen. */
+	smp_mb__before_atomic();
+	set_bit(idx, io->ks_ready);
+	/* The mark before the look at read_done; pairs with veil_ks_read_done(). */
+	smp_mb__after_atomic();
+	/* Acquire: the read's data is in once the flag is seen. */
+	if (smp_load_acquire(&io->read_done))
+		veil_ks_sweep(io);
+	veil_job_put(io);
+}
+
+static void veil_ks_runner_work(struct work_struct *work)
+{
+	struct veil_io *io = container_of(work, struct veil_io, work);
+
+	veil_ks_sweep(io);
+	veil_job_run(io, VEIL_IN_QUEUE, false);
+}
+
+/**
+ * veil_ks_read_done() - the device read of a keystream job completed
+ * @io: the job.
+ * @status: the read's status.
+ *
+ * Called from the read's completion, in any context. Outside hard IRQ,
+ * when every chunk is claimed, the ready ones are XORed here; otherwise the
+ * job's runner is queued to do that and decrypt what nobody claimed.
+ */
+void veil_ks_read_done(struct veil_io *io, blk_status_t status)
+{
+	struct veil_c *vc = io->vc;
+	bool hit;
+
+	if (status)
+		WRITE_ONCE(io->error, true);
+	/* The data is in before the flag is seen ... */
+	smp_store_release(&io->read_done, true);
+	/* ... and the flag before the look at the marks. */
+	smp_mb();
+
+	hit = !veil_job_unclaimed(io) &&
+	      atomic_read(&io->pending) ==
+	      1 + bitmap_weight(io->ks_ready, io->nr_chunks);
+	if (hit)
+		this_cpu_inc(vc->stats->ahead_hit);
+	else
+		this_cpu_inc(vc->stats->ahead_miss);
+
+	if (!in_hardirq() && !irqs_disabled() && !veil_job_unclaimed(io)) {
+		veil_ks_sweep(io);
+		veil_job_put(io);
+		return;
+	}
+	INIT_WORK(&io->work, veil_ks_runner_work);
+	queue_work(vc->crypt_wq, &io->work);
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-veil page reserve: the pages that carry a write's ciphertext.
+ *
+ * Rules:
+ * - veil_map() only takes pages without waiting. A write that gets none
+ *   waits on the page-wait queue (or in veil_map() with
+ *   no_write_workqueue), never on the crypt or helper queues.
+ * - One writer at a time waits (page_wait_lock), so two writers can never
+ *   each hold part of the reserve while waiting for the rest. The waiter
+ *   waits only for writes already submitted to the device: it needs no
+ *   work of any veil queue to run.
+ * - The mempool holds one full bio's worth (BIO_MAX_VECS pages), so the
+ *   one waiter always gets its pages once earlier writes complete.
+ * - Pages in flight per target (ciphertext and keystream) are capped at
+ *   VEIL_PAGES_PERCENT of memory: beyond the cap writes wait, keystream
+ *   reads go without keystream-ahead. One write larger than the cap may
+ *   go when nothing else is in flight.
+ */
+#include <linux/bio.h>
+#include <linux/mm.h>
+#include <linux/wait.h>
+
+#include "dm-veil.h"
+
+/* Cap on one target's pages in flight, in percent of memory, as dm-crypt. */
+#define VEIL_PAGES_PERCENT	2
+
+/**
+ * veil_pages_init() - set up the page reserve and the ciphertext bio set
+ * @ti: the target; ti->error is set on failure.
+ * @vc: the target instance.
+ *
+ * Return: 0 or a negative errno; veil_pages_exit() undoes a partial setup.
+ */
+int veil_pages_init(struct dm_target *ti, struct veil_c *vc)
+{
+	int ret;
+
+	mutex_init(&vc->page_wait_lock);
+	init_waitqueue_head(&vc->pages_freed);
+	atomic_set(&vc->pages_in_flight, 0);
+	vc->pages_max = max_t(unsigned long,
+			      totalram_pages() * VEIL_PAGES_PERCENT / 100,
+			      2 * BIO_MAX_VECS);
+
+	ret = mempool_init_page_pool(&vc->page_pool, BIO_MAX_VECS, 0);
+	if (ret) {
+		ti->error = "Cannot allocate page mempool";
+		return ret;
+	}
+	ret = bioset_init(&vc->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_BVECS);
+	if (ret) {
+		ti->error = "Cannot allocate bioset";
+		return ret;
+	}
+	return 0;
+}
+
+/**
+ * veil_pages_exit() - free the reserve
+ * @vc: the target instance; no I/O may be in flight.
+ */
+void veil_pages_exit(struct veil_c *vc)
+{
+	bioset_exit(&vc->bs);
+	mempool_exit(&vc->page_pool);
+	mutex_destroy(&vc->page_wait_lock);
+}
+
+/**
+ * veil_pages_reserve() - count @nr pages against the cap, if under it
+ * @vc: the target.
+ * @nr: pages about to be taken.
+ *
+ * Return: true if counted; false, counting nothing, if over the cap.
+ */
+bool veil_pages_reserve(struct veil_c *vc, unsigned int nr)
+{
+	unsigned int total = atomic_add_return(nr, &vc->pages_in_flight);
+
+	if (total <= vc->pages_max || total == nr)
+		return true;
+	/* Nobody waits for pages that were never taken: no wake-up. */
+	atomic_sub(nr, &vc->pages_in_flight);
+	return false;
+}
+
+/**
+ * veil_pages_unreserve() - uncount pages given back, wake a waiting writer
+ * @vc: the target.
+ * @nr: pages given back.
+ */
+void veil_pages_unreserve(struct veil_c *vc, unsigned int nr)
+{
+	atomic_sub(nr, &vc->pages_in_flight);
+	if (wq_has_sleeper(&vc->pages_freed))
+		wake_up(&vc->pages_freed);
+}
+
+/**
+ * veil_pages_free() - give back a ciphertext bio and its pages
+ * @vc: the target.
+ * @bio: from veil_pages_alloc().
+ */
+void veil_pages_free(struct veil_c *vc, struct bio *bio)
+{
+	unsigned int nr = bio->bi_vcnt;
+	struct bvec_iter_all iter;
+	struct bio_vec *bv;
+
+	bio_for_each_segment_all(bv, bio, iter)
+		mempool_free(bv->bv_page, &vc->page_pool);
+	bio_put(bio);
+	veil_pages_unreserve(vc, nr);
+}
+
+/* Fill a bio with @nr reserved pages; on failure the reservation is undone. */
+static struct bio *veil_pages_fill(struct veil_io *io, unsigned int nr,
+				   gfp_t gfp)
+{
+	struct veil_c *vc = io->vc;
+	unsigned int i, len, size = io->iter.bi_size;
+	struct page *page;
+	struct bio *bio;
+
+	bio = bio_alloc_bioset(vc->dev->bdev, nr, io->base->bi_opf, gfp,
+			       &vc->bs);
+	if (!bio) {
+		veil_pages_unreserve(vc, nr);
+		return NULL;
+	}
+	for (i = 0; i < nr; i++, size -= len) {
+		page = mempool_alloc(&vc->page_pool, gfp);
+		if (!page) {
+			/* Give back what was taken; count the rest as given. */
+			veil_pages_free(vc, bio);
+			veil_pages_unreserve(vc, nr - i);
+			return NULL;
+		}
+		len = min_t(unsigned int, size, PAGE_SIZE);
+		__bio_add_page(bio, page, len, 0);
+	}
+	return bio;
+}
+
+/**
+ * veil_pages_alloc() - a bio with pages for a write's ciphertext
+ * @io: the write.
+ * @may_wait: wait for pages (process context, GFP_NOIO); never fails then.
+ *
+ * Return: the bio, or NULL when @may_wait is false and pages are short.
+ */
+struct bio *veil_pages_alloc(struct veil_io *io, bool may_wait)
+{
+	struct veil_c *vc = io->vc;
+	unsigned int nr = DIV_ROUND_UP(io->iter.bi_size, PAGE_SIZE);
+	struct bio *bio;
+
+	if (!may_wait) {
+		if (!veil_pages_reserve(vc, nr))
+			return NULL;
+		return veil_pages_fill(io, nr, GFP_NOWAIT | __GFP_NOWARN);
+	}
+
+	this_cpu_inc(vc->stats->page_waits);
+	mutex_lock(&vc->page_wait_lock);
+	wait_event(vc->pages_freed, veil_pages_reserve(vc, nr));
+	bio = veil_pages_fill(io, nr, GFP_NOIO);
+	mutex_unlock(&vc->page_wait_lock);
+	return bio;
+}

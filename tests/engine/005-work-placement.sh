@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Where the cipher runs, seen by the kernel's function tracer and by the
+# chunks_* status counters, for dm-crypt's options and veil's defaults:
+# - nothing runs in hard-IRQ context: a device that completes from a timer
+#   interrupt (null_blk irqmode=2) gets its CTR keystream XORed and its
+#   no_read_workqueue reads decrypted on a queue;
+# - no_read_workqueue, on a device that completes in the submitting task
+#   (brd): the completion decrypts, in that task, with no helper;
+# - no_write_workqueue: writes encrypt only in veil_map(), in the task;
+# - the defaults: large writes start in veil_map() and are shared with
+#   helpers, large reads decrypt on the crypt queue and helpers;
+# - same_cpu_crypt: a bio's chunks all run on one CPU, no helper.
+. "$(dirname "$0")/../lib.sh"
+requires root
+requires modinfo brd null_blk
+requires cmd taskset
+veil_load
+
+FUNCS="veil_crypt_chunk veil_crypt_xor*"
+CPUS=$(nproc --all)
+rmmod brd 2>/dev/null || true
+modprobe brd rd_nr=1 rd_size=131072
+at_exit "rmmod brd"
+rmmod null_blk 2>/dev/null || true
+modprobe null_blk queue_mode=2 irqmode=2 completion_nsec=1000000 \
+	memory_backed=1 gb=1 nr_devices=1
+at_exit "rmmod null_blk"
+[ -b /dev/ram0 ] && [ -b /dev/nullb0 ] || skip "no brd or null_blk device"
+K64=$(randhex 64) K32=$(randhex 32)
+dd if=/dev/urandom of=/dev/ram0 bs=1M count=64 oflag=direct status=none || fail "cannot fill /dev/ram0 ($(blockdev --getsize64 /dev/ram0) bytes)"
+dd if=/dev/urandom of=/dev/nullb0 bs=1M count=64 oflag=direct status=none
+
+# run NAME TABLE CMD...: map TABLE as vt, trace CMD (pinned to CPU 0), keep
+# the trace in $WORK/NAME.trace and the status in $WORK/NAME.status
+run() {
+	local name=$1 table=$2
+	shift 2
+	dm_create vt "$table"
+	udevadm settle
+	dmsetup message vt 0 stats reset
+	trace_start $FUNCS
+	(taskset -pc 0 $BASHPID >/dev/null && "$@")
+	trace_stop > "$WORK/$name.trace"
+	grep -q veil_crypt "$WORK/$name.trace" || fail "$name: the tracer saw no cipher call"
+	dmsetup status vt > "$WORK/$name.status"
+	dm_remove vt
+	echo "# $name: $(trace_context "$WORK/$name.trace" 'veil_crypt_[a-z_]*')"
+	trace_tasks "$WORK/$name.trace" 'veil_crypt_[a-z_]*' | sed 's/^/#   /'
+	cut -d' ' -f4- "$WORK/$name.status" | tr ' ' '\n' | grep -E '^(chunks|fanout|keystream)' |
+		tr '\n' ' ' | sed 's/^/#   /'
+	echo
+}
+st() { sed -n "s/.* $2=\([0-9]*\).*/\1/p" "$WORK/$1.status"; }
+ctx() { trace_context "$WORK/$1.trace" "$2"; }
+readd() { dd if=/dev/mapper/vt of=/dev/null bs="$1" count="$2" iflag=direct status=none; }
+writed() { dd if=/dev/zero of=/dev/mapper/vt bs="$1" count="$2" oflag=direct status=none; }
+NULLB="0 131072 veil" RAM="0 131072 veil"
+
+# 1. Hard IRQ completions: CTR keystream-ahead, small reads that are hits.
+run ks-irq "$NULLB aes-ctr-plain64 $K32 0 /dev/nullb0 0" readd 4k 200
+[ "$(st ks-irq keystream_hit)" -gt 0 ] || fail "ks-irq: no keystream hit to look at"
+ctx ks-irq 'veil_crypt_[a-z_]*' | grep -q '^hardirq=0 ' ||
+	fail "ks-irq: cipher or XOR ran in hard IRQ: $(ctx ks-irq 'veil_crypt_[a-z_]*')"
+
+# 2. Hard IRQ completions with no_read_workqueue: decrypted on a queue.
+run nrw-irq "$NULLB aes-xts-plain64 $K64 0 /dev/nullb0 0 1 no_read_workqueue" readd 64k 50
+ctx nrw-irq veil_crypt_chunk | grep -q '^hardirq=0 ' ||
+	fail "nrw-irq: decryption in hard IRQ: $(ctx nrw-irq veil_crypt_chunk)"
+[ "$(st nrw-irq chunks_endio)" = 0 ] || fail "nrw-irq: chunks_endio=$(st nrw-irq chunks_endio)"
+[ "$(st nrw-irq chunks_queue)" -ge 50 ] || fail "nrw-irq: chunks_queue=$(st nrw-irq chunks_queue)"
+
+# 3. no_read_workqueue, completion in the task: decrypted there, no helper.
+for bs in 4k 1M; do
+	run nrw-$bs "$RAM aes-xts-plain64 $K64 0 /dev/ram0 0 1 no_read_workqueue" readd $bs 16
+	[ "$(st nrw-$bs chunks_endio)" = 16 ] || fail "nrw-$bs: chunks_endio=$(st nrw-$bs chunks_endio), want 16"
+	for f in chunks_queue chunks_helper fanout; do
+		[ "$(st nrw-$bs $f)" = 0 ] || fail "nrw-$bs: $f=$(st nrw-$bs $f), want 0"
+	done
+	trace_tasks "$WORK/nrw-$bs.trace" veil_crypt_chunk | grep -qv '^dd ' &&
+		fail "nrw-$bs: decryption outside the reading task"
+done
+
+# 4. no_write_workqueue: encrypted in veil_map(), in the writing task.
+run nww "$RAM aes-xts-plain64 $K64 0 /dev/ram0 0 1 no_write_workqueue" writed 1M 16
+[ "$(st nww chunks_map)" = 16 ] || fail "nww: chunks_map=$(st nww chunks_map), want 16"
+[ "$(st nww chunks_helper)" = 0 ] || fail "nww: chunks_helper=$(st nww chunks_helper)"
+trace_tasks "$WORK/nww.trace" veil_crypt_chunk | grep -qv '^dd ' &&
+	fail "nww: encryption outside the writing task"
+
+# 5. Defaults: writes start in veil_map(), reads on the crypt queue; large
+# ones are shared with helpers when there is more than one CPU.
+run def-w "$RAM aes-xts-plain64 $K64 0 /dev/ram0 0" writed 1M 32
+run def-r "$RAM aes-xts-plain64 $K64 0 /dev/ram0 0" readd 1M 32
+[ "$(st def-w chunks_map)" -gt 0 ] || fail "def-w: nothing encrypted in veil_map()"
+[ "$(st def-w chunks_endio)" = 0 ] && [ "$(st def-r chunks_endio)" = 0 ] ||
+	fail "default: work in the completion without no_read_workqueue"
+[ "$(st def-r chunks_queue)" -gt 0 ] || fail "def-r: nothing decrypted on the crypt queue"
+if [ "$CPUS" -gt 1 ]; then
+	[ "$(st def-w chunks_helper)" -gt 0 ] || fail "def-w: no helper took a chunk"
+	[ "$(st def-r chunks_helper)" -gt 0 ] || fail "def-r: no helper took a chunk"
+fi
+
+# 6. same_cpu_crypt: no helper; everything on CPU 0, where dd and brd run.
+for kind in "xts-plain64 $K64" "ctr-plain64 $K32"; do
+	name=same-${kind%%-*}
+	run $name-w "$RAM aes-$kind 0 /dev/ram0 0 1 same_cpu_crypt" writed 1M 16
+	run $name-r "$RAM aes-$kind 0 /dev/ram0 0 1 same_cpu_crypt" readd 64k 64
+	for n in $name-w $name-r; do
+		[ "$(st $n chunks_helper)" = 0 ] || fail "$n: chunks_helper=$(st $n chunks_helper)"
+		trace_tasks "$WORK/$n.trace" 'veil_crypt_[a-z_]*' | grep -qv ' \[000\] ' &&
+			fail "$n: cipher work on a CPU other than the submitting one"
+	done
+done
+exit 0
