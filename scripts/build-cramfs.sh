@@ -1,25 +1,48 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Debian's kernel is built without cramfs: build cramfs.ko for the guest
-# kernel from Debian's linux-source package (only fs/cramfs), with the block
-# device backend on, into build/cramfs/. Nothing of it is committed.
+# cramfs.ko for the guest kernel (VEIL_KERNEL, see kver.sh), at
+# build/cramfs/<release>/cramfs.ko. Nothing of it is committed.
+#
+# stock: Debian's kernel is built without cramfs: build it from Debian's
+#   linux-source package (only fs/cramfs), with the block device backend
+#   on. Also copied to build/cramfs/cramfs.ko, the path older scripts
+#   (bench/fs-guest.sh) load.
+# debug: the debug kernel has CRAMFS=m in-tree (modprobe cramfs works in
+#   the guest); its module is copied to the same per-release place so
+#   tests can load build/cramfs/$(uname -r)/cramfs.ko on either kernel.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-KVER=$("$TOP/scripts/kver.sh")
-OUT=$TOP/build/cramfs
-SRC=$(ls /usr/src/linux-source-*.tar.xz | sort -V | tail -1)
-[ -f "$OUT/cramfs.ko" ] && [ "$OUT/cramfs.ko" -nt "$SRC" ] && exit 0
-rm -rf "$OUT"
-mkdir -p "$OUT"
-dir=$(basename "$SRC" .tar.xz)
-tar -C "$OUT" -xf "$SRC" "$dir/fs/cramfs/inode.c" "$dir/fs/cramfs/uncompress.c" \
-	"$dir/fs/cramfs/internal.h"
-mv "$OUT/$dir/fs/cramfs/"* "$OUT/"
-rm -rf "${OUT:?}/$dir"
-cat > "$OUT/Kbuild" <<'KBUILD'
+die() { echo "build-cramfs: $*" >&2; exit 1; }
+
+if [ "${VEIL_KERNEL:-stock}" = debug ]; then
+	KVER=$("$TOP/scripts/kver.sh") || die "no debug kernel in build/linux-debug: run 'make debug-kernel'"
+	ko=$("$TOP/scripts/kver.sh" kdir)/fs/cramfs/cramfs.ko
+	[ -f "$ko" ] || die "no $ko: the debug kernel was configured without CRAMFS=m"
+	install -D -m 0644 "$ko" "$TOP/build/cramfs/$KVER/cramfs.ko"
+	exit 0
+fi
+
+KVER=$("$TOP/scripts/kver.sh") || die "no Debian kernel with headers: run 'make deps'"
+OUT=$TOP/build/cramfs/$KVER
+SRC=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -1)
+[ -n "$SRC" ] || die "no /usr/src/linux-source-*.tar.xz: install linux-source-6.1"
+if ! [ -f "$OUT/cramfs.ko" ] || ! [ "$OUT/cramfs.ko" -nt "$SRC" ]; then
+	rm -rf "$OUT"
+	mkdir -p "$OUT"
+	dir=$(basename "$SRC" .tar.xz)
+	tar -C "$OUT" -xf "$SRC" "$dir/fs/cramfs/inode.c" "$dir/fs/cramfs/uncompress.c" \
+		"$dir/fs/cramfs/internal.h"
+	mv "$OUT/$dir/fs/cramfs/"* "$OUT/"
+	rm -rf "${OUT:?}/$dir"
+	cat > "$OUT/Kbuild" <<'KBUILD'
 obj-m := cramfs.o
 cramfs-objs := inode.o uncompress.o
 ccflags-y += -DCONFIG_CRAMFS_BLOCKDEV=1
 KBUILD
-make -s -C "/usr/src/linux-headers-$KVER" M="$OUT" modules 2>&1 | grep -v 'Skipping BTF' || true
-[ -f "$OUT/cramfs.ko" ] || { echo "build-cramfs: cramfs.ko was not built" >&2; exit 1; }
+	make -s -C "/usr/src/linux-headers-$KVER" M="$OUT" modules 2>&1 | grep -v 'Skipping BTF' || true
+	[ -f "$OUT/cramfs.ko" ] || die "cramfs.ko was not built"
+fi
+# The flat layout before per-release directories: its sources go, its
+# module stays (a copy of the stock one) for the scripts that still load it.
+find "$TOP/build/cramfs" -maxdepth 1 -type f ! -name cramfs.ko -delete
+cmp -s "$OUT/cramfs.ko" "$TOP/build/cramfs/cramfs.ko" || cp "$OUT/cramfs.ko" "$TOP/build/cramfs/cramfs.ko"

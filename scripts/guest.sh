@@ -1,15 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Boot Debian's stock kernel under QEMU (software emulation) and run one
+# Boot the guest kernel under QEMU (software emulation) and run one
 # command in it as root. The guest sees the host's files read-only; the
-# directories given with -w are writable.
+# directories given with -w are writable. VEIL_KERNEL picks the kernel:
+# stock (default, Debian's) or debug (build/linux-debug, booted from its
+# build tree so vng serves the tree's modules to modprobe in the guest);
+# -k sets it too.
 #
-#   scripts/guest.sh [-c cpus] [-m mem] [-w dir]... [-q qemu-opts] -- command
+#   scripts/guest.sh [-k stock|debug] [-c cpus] [-m mem] [-w dir]... [-q qemu-opts] -- command
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cpus=2 mem=2G qopts="" rw=()
 while [ $# -gt 0 ]; do
 	case "$1" in
+	-k) export VEIL_KERNEL=$2; shift 2 ;;
 	-c) cpus=$2; shift 2 ;;
 	-m) mem=$2; shift 2 ;;
 	-w) rw+=(--rwdir "$2"); shift 2 ;;
@@ -18,8 +22,14 @@ while [ $# -gt 0 ]; do
 	*) echo "guest.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-kver=$("$here/kver.sh") || { echo "guest.sh: no guest kernel: run 'make deps'" >&2; exit 1; }
-args=(--disable-kvm --run "/boot/vmlinuz-$kver" --cpus "$cpus" --memory "$mem"
-      "${rw[@]}")
+if ! boot=$("$here/kver.sh" boot); then
+	if [ "${VEIL_KERNEL:-stock}" = debug ]; then
+		echo "guest.sh: no debug kernel in build/linux-debug: run 'make debug-kernel'" >&2
+	else
+		echo "guest.sh: no guest kernel: run 'make deps'" >&2
+	fi
+	exit 1
+fi
+args=(--disable-kvm --run "$boot" --cpus "$cpus" --memory "$mem" "${rw[@]}")
 [ -n "$qopts" ] && args+=(--qemu-opts="$qopts")
 exec "$here/vng.sh" "${args[@]}" --exec "$*"
