@@ -212,15 +212,19 @@ trace_start() {
 	echo nop > "$TRACEFS/current_tracer"
 	: > "$TRACEFS/set_ftrace_filter"
 	for f; do echo "$f" >> "$TRACEFS/set_ftrace_filter" || fail "cannot trace $f"; done
-	[ -s "$TRACEFS/set_ftrace_filter" ] || fail "the tracer knows none of: $*"
+	grep -q . "$TRACEFS/set_ftrace_filter" || fail "the tracer knows none of: $*"
 	echo 8192 > "$TRACEFS/buffer_size_kb"
 	echo > "$TRACEFS/trace"
 	echo function > "$TRACEFS/current_tracer"
+	echo 1 > "$TRACEFS/tracing_on"
 	at_exit "echo nop > $TRACEFS/current_tracer; : > $TRACEFS/set_ftrace_filter"
 }
 trace_stop() {
-	echo nop > "$TRACEFS/current_tracer"
+	# Stop recording, read, then drop the tracer (which empties the buffer).
+	echo 0 > "$TRACEFS/tracing_on"
 	grep -v '^#' "$TRACEFS/trace" || true
+	echo nop > "$TRACEFS/current_tracer"
+	echo 1 > "$TRACEFS/tracing_on"
 	: > "$TRACEFS/set_ftrace_filter"
 }
 # trace_context FILE FUNC-REGEX: how many calls of functions whose name

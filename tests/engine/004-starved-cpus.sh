@@ -3,15 +3,14 @@
 # Starved CPUs: a real-time busy loop (SCHED_FIFO, real-time throttling
 # off) holds every CPU but CPU 0, and I/O issued on CPU 0 still finishes in
 # bounded time: 1 MiB writes and reads that fan out, XTS and CTR with
-# keystream-ahead, with a device below that completes at once (loop) and one
-# that completes from a timer interrupt (null_blk). A bio finishes when its
-# last chunk is done, never waiting for a helper queued on a CPU that
-# cannot run it; the helper left queued there is cancelled when the device
-# is removed.
+# keystream-ahead, on a loop device (completed by its own unbound workers)
+# and a ramdisk (brd: completed in the submitting task). A bio finishes
+# when its last chunk is done, never waiting for a helper queued on a CPU
+# that cannot run it.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires module loop
-requires modinfo null_blk
+requires modinfo brd
 requires cmd chrt taskset
 [ "$(nproc --all)" -ge 2 ] || skip "needs at least 2 CPUs"
 veil_load
@@ -54,14 +53,13 @@ bounded() {
 }
 
 mkloop 64M
-rmmod null_blk 2>/dev/null || true
-modprobe null_blk queue_mode=2 irqmode=2 completion_nsec=100000 \
-	memory_backed=1 gb=1 nr_devices=1
-[ -b /dev/nullb0 ] || skip "null_blk gave no /dev/nullb0"
-at_exit "rmmod null_blk"
+rmmod brd 2>/dev/null || true
+modprobe brd rd_nr=1 rd_size=131072
+[ -b /dev/ram0 ] || skip "brd gave no /dev/ram0"
+at_exit "rmmod brd"
 
 plaintext "$WORK/data" $((8 << 20))
-for dev in "$LOOP" /dev/nullb0; do
+for dev in "$LOOP" /dev/ram0; do
 	for spec in "aes-xts-plain64 $(randhex 64)" "aes-ctr-plain64 $(randhex 32)"; do
 		dm_create vt "0 131072 veil $spec 0 $dev 0"
 		udevadm settle

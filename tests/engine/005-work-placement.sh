@@ -10,7 +10,8 @@
 # - no_write_workqueue: writes encrypt only in veil_map(), in the task;
 # - the defaults: large writes start in veil_map() and are shared with
 #   helpers, large reads decrypt on the crypt queue and helpers;
-# - same_cpu_crypt: a bio's chunks all run on one CPU, no helper.
+# - same_cpu_crypt: a bio's chunks all run on one CPU: no helper on
+#   another CPU (a CTR read's keystream goes to this CPU's own helper).
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires modinfo brd null_blk
@@ -18,6 +19,12 @@ requires cmd taskset
 veil_load
 
 FUNCS="veil_crypt_chunk veil_crypt_xor*"
+# The function tracer shows which task, CPU and context ran each cipher
+# call; a kernel without it (the debug kernel) is checked by the counters.
+TRACER=yes
+grep -qw function "$TRACEFS/available_tracers" 2>/dev/null ||
+	{ mount -t tracefs nodev "$TRACEFS" 2>/dev/null; grep -qw function "$TRACEFS/available_tracers" 2>/dev/null; } ||
+	{ TRACER=; info "no function tracer in this kernel: counters only"; }
 CPUS=$(nproc --all)
 rmmod brd 2>/dev/null || true
 modprobe brd rd_nr=1 rd_size=131072
@@ -38,11 +45,19 @@ run() {
 	shift 2
 	dm_create vt "$table"
 	udevadm settle
+	# I/O through a node of our own: udev watches /dev/dm-N and would
+	# read the device after each write, which would count here too.
+	rm -f "$NODE"
+	mknod "$NODE" b $(dmsetup info -c --noheadings -o major,minor --separator ' ' vt)
 	dmsetup message vt 0 stats reset
-	trace_start $FUNCS
+	[ -z "$TRACER" ] || trace_start $FUNCS
 	(taskset -pc 0 $BASHPID >/dev/null && "$@")
-	trace_stop > "$WORK/$name.trace"
-	grep -q veil_crypt "$WORK/$name.trace" || fail "$name: the tracer saw no cipher call"
+	if [ -n "$TRACER" ]; then
+		trace_stop > "$WORK/$name.trace"
+		grep -q veil_crypt "$WORK/$name.trace" || fail "$name: the tracer saw no cipher call"
+	else
+		: > "$WORK/$name.trace"
+	fi
 	dmsetup status vt > "$WORK/$name.status"
 	dm_remove vt
 	echo "# $name: $(trace_context "$WORK/$name.trace" 'veil_crypt_[a-z_]*')"
@@ -53,8 +68,9 @@ run() {
 }
 st() { sed -n "s/.* $2=\([0-9]*\).*/\1/p" "$WORK/$1.status"; }
 ctx() { trace_context "$WORK/$1.trace" "$2"; }
-readd() { dd if=/dev/mapper/vt of=/dev/null bs="$1" count="$2" iflag=direct status=none; }
-writed() { dd if=/dev/zero of=/dev/mapper/vt bs="$1" count="$2" oflag=direct status=none; }
+NODE=$WORK/vt.node
+readd() { dd if="$NODE" of=/dev/null bs="$1" count="$2" iflag=direct status=none; }
+writed() { dd if=/dev/zero of="$NODE" bs="$1" count="$2" oflag=direct status=none; }
 NULLB="0 131072 veil" RAM="0 131072 veil"
 
 # 1. Hard IRQ completions: CTR keystream-ahead, small reads that are hits.
@@ -107,7 +123,9 @@ for kind in "xts-plain64 $K64" "ctr-plain64 $K32"; do
 	run $name-w "$RAM aes-$kind 0 /dev/ram0 0 1 same_cpu_crypt" writed 1M 16
 	run $name-r "$RAM aes-$kind 0 /dev/ram0 0 1 same_cpu_crypt" readd 64k 64
 	for n in $name-w $name-r; do
-		[ "$(st $n chunks_helper)" = 0 ] || fail "$n: chunks_helper=$(st $n chunks_helper)"
+		# CTR's keystream goes to this CPU's own helper; XTS has none.
+		[ $name = same-ctr ] || [ "$(st $n chunks_helper)" = 0 ] ||
+			fail "$n: chunks_helper=$(st $n chunks_helper)"
 		trace_tasks "$WORK/$n.trace" 'veil_crypt_[a-z_]*' | grep -qv ' \[000\] ' &&
 			fail "$n: cipher work on a CPU other than the submitting one"
 	done
