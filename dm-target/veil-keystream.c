@@ -152,7 +152,7 @@ static void veil_ks_runner_work(struct work_struct *work)
 void veil_ks_read_done(struct veil_io *io, blk_status_t status)
 {
 	struct veil_c *vc = io->vc;
-	bool hit;
+	bool claimed, hit;
 
 	if (status)
 		WRITE_ONCE(io->error, true);
@@ -161,15 +161,15 @@ void veil_ks_read_done(struct veil_io *io, blk_status_t status)
 	/* ... and the flag before the look at the marks. */
 	smp_mb();
 
-	hit = !veil_job_unclaimed(io) &&
-	      atomic_read(&io->pending) ==
+	claimed = !veil_job_unclaimed(io);
+	hit = claimed && atomic_read(&io->pending) ==
 	      1 + bitmap_weight(io->ks_ready, io->nr_chunks);
 	if (hit)
 		this_cpu_inc(vc->stats->ahead_hit);
 	else
 		this_cpu_inc(vc->stats->ahead_miss);
 
-	if (!in_hardirq() && !irqs_disabled() && !veil_job_unclaimed(io)) {
+	if (!in_hardirq() && !irqs_disabled() && claimed) {
 		veil_ks_sweep(io);
 		veil_job_put(io);
 		return;
