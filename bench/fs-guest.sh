@@ -19,8 +19,8 @@ mkdir -p "$W/mnt" "$W/one" "$W/two"
 : > "$OUT"
 
 modprobe -a dm_mod loop mtdblock jffs2
-insmod "$TOP/dm-target/dm-veil.ko"
-insmod "$TOP/build/cramfs/cramfs.ko"
+insmod "$TOP/build/modules/$(uname -r)/dm-veil.ko"
+insmod "$TOP/build/cramfs/$(uname -r)/cramfs.ko"
 head -c 1000000 /dev/urandom > "$W/one/file1"
 cp "$W/one/file1" "$W/two/file1"
 head -c 10000000 /dev/urandom > "$W/two/file10"

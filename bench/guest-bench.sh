@@ -5,6 +5,9 @@
 # completion delay (a fast SSD). Writes fio JSON to RESULTS/json/.
 #
 #   guest-bench.sh RESULTS CPUS
+#
+# VEIL_KO names the module to load (default: the one make built for the
+# running kernel).
 set -eu
 RES=$1
 CPUS=$2
@@ -15,7 +18,10 @@ mkdir -p "$RES/json"
 log() { echo "bench[$CPUS cpu]: $*" | tee -a "$RES/bench.log"; }
 
 modprobe -a dm_mod dm_crypt
-insmod "$TOP/dm-target/dm-veil.ko"
+VEIL_KO=${VEIL_KO:-$TOP/build/modules/$(uname -r)/dm-veil.ko}
+[ -f "$VEIL_KO" ] || VEIL_KO=$TOP/dm-target/dm-veil.ko
+insmod "$VEIL_KO"
+echo "module: $VEIL_KO ($(modinfo -F srcversion "$VEIL_KO"))" >> "$RES/env-$CPUS.txt"
 modprobe brd rd_nr=1 rd_size=$((SIZE_MB * 1024))
 modprobe null_blk queue_mode=2 irqmode=2 completion_nsec=${BENCH_NULLBLK_NS:-100000} \
 	memory_backed=1 gb=1 nr_devices=1

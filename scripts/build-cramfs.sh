@@ -5,8 +5,7 @@
 #
 # stock: Debian's kernel is built without cramfs: build it from Debian's
 #   linux-source package (only fs/cramfs), with the block device backend
-#   on. Also copied to build/cramfs/cramfs.ko, the path older scripts
-#   (bench/fs-guest.sh) load.
+#   on.
 # debug: the debug kernel has CRAMFS=m in-tree (modprobe cramfs works in
 #   the guest); its module is copied to the same per-release place so
 #   tests can load build/cramfs/$(uname -r)/cramfs.ko on either kernel.
@@ -42,7 +41,5 @@ KBUILD
 	make -s -C "/usr/src/linux-headers-$KVER" M="$OUT" modules 2>&1 | grep -v 'Skipping BTF' || true
 	[ -f "$OUT/cramfs.ko" ] || die "cramfs.ko was not built"
 fi
-# The flat layout before per-release directories: its sources go, its
-# module stays (a copy of the stock one) for the scripts that still load it.
-find "$TOP/build/cramfs" -maxdepth 1 -type f ! -name cramfs.ko -delete
-cmp -s "$OUT/cramfs.ko" "$TOP/build/cramfs/cramfs.ko" || cp "$OUT/cramfs.ko" "$TOP/build/cramfs/cramfs.ko"
+# The flat layout before per-release directories goes.
+find "$TOP/build/cramfs" -maxdepth 1 -type f -delete

@@ -15,7 +15,7 @@ piped() { echo "  # echo '<passphrase>' | $*"; echo "$PASS" | "$@" 2>&1 | sed 's
 
 step "load device-mapper and the veil target"
 modprobe -a dm_mod dm_crypt loop
-run insmod "$TOP/dm-target/dm-veil.ko"
+run insmod "$TOP/build/modules/$(uname -r)/dm-veil.ko"
 
 step "a 64 MiB loop file, formatted as LUKS2 by veilsetup (argon2id, 64 MiB memory)"
 truncate -s 64M /tmp/volume.img

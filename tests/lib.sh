@@ -133,16 +133,31 @@ sectors() { blockdev --getsz "$1"; }
 # test can look for plaintext on the raw device
 PLAIN_MARKER=VEIL-PLAINTEXT-MARKER-3f9a1c
 plaintext() {
-	local i
 	head -c "$2" /dev/urandom > "$1"
-	for ((i = 0; i < $2; i += 65536)); do
-		printf '%s' "$PLAIN_MARKER" | dd of="$1" bs=1 seek="$i" conv=notrunc status=none
-	done
+	perl -e 'open(my $f, "+<", $ARGV[0]) or die "$ARGV[0]: $!";
+		for (my $i = 0; $i < $ARGV[1]; $i += 65536) { seek($f, $i, 0); print $f $ARGV[2]; }
+		close($f) or die "$ARGV[0]: $!";' "$1" "$2" "$PLAIN_MARKER"
 }
 
 # no_plaintext DEV: the marker must not appear anywhere on DEV
 no_plaintext() {
 	if grep -qa "$PLAIN_MARKER" "$1"; then fail "plaintext found on $1"; fi
+}
+
+# fio_verify NAME DEV JOBS QD SECONDS: random reads and writes of 4 KiB to
+# 1 MiB, crc32c-verified, JOBS jobs each in its own part of DEV at queue
+# depth QD, for at most SECONDS; prints fio's summary lines. Fails (return
+# 1, fio's output printed) on a verify error or any I/O error.
+fio_verify() {
+	local part=$(($(blockdev --getsize64 "$2") / $3 / 1048576))
+	fio --name="$1" --filename="$2" --direct=1 --ioengine=libaio \
+	    --rw=randrw --bsrange=4k-1m --iodepth="$4" --numjobs="$3" \
+	    --size=$((part * 3 / 4))M --offset_increment="${part}M" \
+	    --verify=crc32c --verify_backlog="$4" --verify_fatal=1 \
+	    --runtime="$5" --time_based=0 --group_reporting \
+	    --output="$WORK/fio.txt" || { cat "$WORK/fio.txt"; return 1; }
+	grep -E 'READ:|WRITE:|err=' "$WORK/fio.txt"
+	grep -q 'err= 0' "$WORK/fio.txt" || { cat "$WORK/fio.txt"; return 1; }
 }
 
 # write_direct FILE DEV [SEEK_BYTES]; read_direct DEV BYTES [SKIP_BYTES] > out

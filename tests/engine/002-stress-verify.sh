@@ -27,14 +27,10 @@ for spec in "aes-xts-plain64 $(randhex 64)" "aes-ctr-plain64 $(randhex 32)"; do
 	rm -f "$WORK/stop"
 	churn "$table" &
 	churner=$!
-	fio --name=stress --filename=/dev/mapper/vt --direct=1 --ioengine=libaio \
-	    --rw=randrw --bsrange=4k-1m --iodepth=32 --numjobs=4 --size=24M \
-	    --offset_increment=32M --verify=crc32c --verify_backlog=32 \
-	    --verify_fatal=1 --runtime=25 --time_based=0 --group_reporting \
-	    --output="$WORK/fio.txt" || { cat "$WORK/fio.txt"; touch "$WORK/stop"; wait; fail "fio: ${spec%% *}"; }
+	fio_verify stress /dev/mapper/vt 4 32 25 ||
+		{ touch "$WORK/stop"; wait; fail "fio: ${spec%% *}"; }
 	touch "$WORK/stop"
 	wait "$churner"
-	grep -E 'READ:|WRITE:|err=' "$WORK/fio.txt"
 	dmsetup status vt
 	dm_remove vt
 done

@@ -7,9 +7,10 @@
 requires root
 requires module loop
 requires cmd mkfs.cramfs
-[ -f "$TOP/build/cramfs/cramfs.ko" ] || skip "no build/cramfs/cramfs.ko (scripts/build-cramfs.sh)"
+CRAMFS_KO=$TOP/build/cramfs/$(uname -r)/cramfs.ko
+[ -f "$CRAMFS_KO" ] || skip "no $CRAMFS_KO (scripts/build-cramfs.sh)"
 veil_load
-lsmod | grep -q '^cramfs ' || insmod "$TOP/build/cramfs/cramfs.ko"
+lsmod | grep -q '^cramfs ' || insmod "$CRAMFS_KO"
 at_exit "rmmod cramfs"
 mnt=$WORK/mnt
 mkdir -p "$mnt" "$WORK/src"

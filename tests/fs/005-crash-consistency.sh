@@ -41,15 +41,6 @@ mkdir -p "$mnt" "$cmnt"
 track_mount "$mnt"
 track_mount "$cmnt"
 
-# mkplain FILE BYTES: random bytes with lib.sh's plaintext marker every
-# 64 KiB, in two processes (lib.sh's plaintext starts one per marker, and
-# each costs a good part of a second in the guest)
-mkplain() {
-	head -c "$2" /dev/urandom > "$1"
-	perl -e 'open(my $f, "+<", $ARGV[0]) or die "$ARGV[0]: $!";
-		for (my $i = 0; $i < $ARGV[1]; $i += 65536) { seek($f, $i, 0); print $f $ARGV[2]; }
-		close($f) or die "$ARGV[0]: $!";' "$1" "$2" "$PLAIN_MARKER"
-}
 
 # tree_state DIR: names, types, link counts, symlink targets and file
 # contents of the tree under DIR (lost+found left out)
@@ -74,7 +65,7 @@ durable() {
 workload() {
 	local m=$mnt i
 	mkdir -p "$m/a/b" "$m/c" "$m/d/0" "$m/d/1" "$m/d/2/x" "$m/d/3"
-	mkplain "$m/a/big" $((1024 * 1024))
+	plaintext "$m/a/big" $((1024 * 1024))
 	for ((i = 0; i < 8; i++)); do
 		head -c $((512 + i * 3000)) /dev/urandom > "$m/a/b/s$i"
 	done

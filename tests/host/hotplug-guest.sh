@@ -38,16 +38,11 @@ for spec in "aes-xts-plain64 $(randhex 64)" "aes-ctr-plain64 $(randhex 32)"; do
 	rm -f "$WORK/stop"
 	churn &
 	churner=$!
-	fio --name=hotplug --filename=/dev/mapper/vt --direct=1 --ioengine=libaio \
-	    --rw=randrw --bsrange=4k-1m --iodepth=16 --numjobs=4 --size=24M \
-	    --offset_increment=32M --verify=crc32c --verify_backlog=16 \
-	    --verify_fatal=1 --runtime=30 --time_based=0 --group_reporting \
-	    --output="$WORK/fio.txt" || { cat "$WORK/fio.txt"; touch "$WORK/stop"; wait; fail "fio: ${spec%% *}"; }
+	fio_verify hotplug /dev/mapper/vt 4 16 30 ||
+		{ touch "$WORK/stop"; wait; online_all; fail "fio: ${spec%% *}"; }
 	touch "$WORK/stop"
 	wait "$churner"
 	online_all
-	grep -E 'READ:|WRITE:|err=' "$WORK/fio.txt"
-	grep -q 'err= 0' "$WORK/fio.txt" || fail "fio reported errors: ${spec%% *}"
 	info "${spec%% *}: $(cat "$WORK/rounds") hotplug rounds during fio"
 	[ "$(cat "$WORK/rounds")" -ge 3 ] || fail "only $(cat "$WORK/rounds") hotplug rounds"
 	dmsetup status vt

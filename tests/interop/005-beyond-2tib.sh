@@ -60,17 +60,8 @@ IV_NEAR=$((G - 24576))
 # takes it past 2^32 at the same place, sector 2^32 + 24576.
 IV_LARGE=$((8 * G - G - 24576))
 BS=262144
-# mkplain FILE BYTES: random bytes with lib.sh's plaintext marker every
-# 64 KiB, in two processes (lib.sh's plaintext starts one per marker, and
-# each costs a good part of a second in the guest)
-mkplain() {
-	head -c "$2" /dev/urandom > "$1"
-	perl -e 'open(my $f, "+<", $ARGV[0]) or die "$ARGV[0]: $!";
-		for (my $i = 0; $i < $ARGV[1]; $i += 65536) { seek($f, $i, 0); print $f $ARGV[2]; }
-		close($f) or die "$ARGV[0]: $!";' "$1" "$2" "$PLAIN_MARKER"
-}
-mkplain "$WORK/a" "$MIB"
-mkplain "$WORK/b" "$MIB"
+plaintext "$WORK/a" "$MIB"
+plaintext "$WORK/b" "$MIB"
 
 # raw_regions: the bytes of every region on the ramdisk, one after the
 # other (O_DIRECT: the ramdisk's page cache goes stale under the tables)

@@ -24,15 +24,6 @@ veil_load
 . "$TOP/tests/interop/interop.sh"
 
 MIB=$((1024 * 1024))
-# mkplain FILE BYTES: random bytes with lib.sh's plaintext marker every
-# 64 KiB, in two processes (lib.sh's plaintext starts one per marker, and
-# each costs a good part of a second in the guest)
-mkplain() {
-	head -c "$2" /dev/urandom > "$1"
-	perl -e 'open(my $f, "+<", $ARGV[0]) or die "$ARGV[0]: $!";
-		for (my $i = 0; $i < $ARGV[1]; $i += 65536) { seek($f, $i, 0); print $f $ARGV[2]; }
-		close($f) or die "$ARGV[0]: $!";' "$1" "$2" "$PLAIN_MARKER"
-}
 # put FILE DEV BYTE [BS]: FILE written at byte BYTE of DEV in O_DIRECT
 # requests of BS bytes (4 MiB unless given)
 put() {
@@ -53,8 +44,8 @@ raw_sum() {
 }
 
 info "(a) 4 MiB requests"
-mkplain "$WORK/big-a" $((12 * MIB))
-mkplain "$WORK/big-b" $((12 * MIB))
+plaintext "$WORK/big-a" $((12 * MIB))
+plaintext "$WORK/big-b" $((12 * MIB))
 mkloop 64M
 at=$((3 * MIB + 4096))		# not a multiple of 1 MiB
 for sk in aes-xts-plain64:64 aes-cbc-essiv:sha256:32 aes-ctr-plain64:32; do
@@ -85,8 +76,8 @@ done
 info "(b) sector_size:2048 ($SECONDS s)"
 specs='^(aes-xts-plain64|aes-cbc-essiv:sha256)$'
 # interop.sh makes its data with lib.sh's plaintext unless it is there
-mkplain "$WORK/a" "$DATA"
-mkplain "$WORK/b" "$DATA"
+plaintext "$WORK/a" "$DATA"
+plaintext "$WORK/b" "$DATA"
 interop_all $((4 * 3001)) "sector_size:2048" "" "$specs"
 interop_all $((4 * 3001)) "sector_size:2048 iv_large_sectors" "" "$specs"
 
@@ -94,7 +85,7 @@ info "(c) read-only table ($SECONDS s)"
 mkloop 16M
 key=$(randhex 64)
 t="0 30720 veil aes-xts-plain64 $key 0 $LOOP 2048"
-mkplain "$WORK/ro" $((2 * MIB))
+plaintext "$WORK/ro" $((2 * MIB))
 dm_create vt-rw "$t"
 put "$WORK/ro" /dev/mapper/vt-rw $MIB 1M
 dm_remove vt-rw
@@ -128,10 +119,10 @@ DEV=$LOOP
 A=8200				# veil's start: 4 MiB + 4 KiB
 V=49152				# veil's length: 24 MiB
 T=131072
-mkplain "$WORK/span1" $((8 * MIB))
-mkplain "$WORK/span2" $((8 * MIB))
-mkplain "$WORK/span3" $((8 * MIB))
-mkplain "$WORK/span4" $((8 * MIB))
+plaintext "$WORK/span1" $((8 * MIB))
+plaintext "$WORK/span2" $((8 * MIB))
+plaintext "$WORK/span3" $((8 * MIB))
+plaintext "$WORK/span4" $((8 * MIB))
 # Two 8 MiB spans, in one request each, across veil's start and end.
 X1=$((2 * MIB)) X2=$((26 * MIB))
 # layout TARGET SPEC KEY IV "FEATURES": the three-target table

@@ -531,53 +531,38 @@ static char *mutate_digits(const char *s)
 	return xasprintf("%.*s%s%s", (int)start, s, edge_number(), s + end);
 }
 
+/* @n copies of @c, then @suffix, all after @prefix. */
+static char *run_of(const char *prefix, char c, size_t n, const char *suffix)
+{
+	char *s = xmalloc(n + 1), *p;
+
+	memset(s, c, n);
+	s[n] = '\0';
+	p = xasprintf("%s%s%s", prefix, s, suffix);
+	free(s);
+	return p;
+}
+
 static char *overlong(void)
 {
-	size_t n;
-	char *s, *p;
+	char *s;
 
 	switch (rnd(6)) {
 	case 0:		/* a huge number */
-		n = 20 + rnd(400);
-		s = xmalloc(n + 1);
-		for (p = s; p < s + n; p++)
-			*p = '0' + rnd(10);
-		*p = '\0';
-		if (s[0] == '0')
-			s[0] = '9';
+		s = run_of("", '0', 20 + rnd(400), "");
+		for (char *p = s; *p; p++)
+			*p = (p == s ? '1' : '0') + rnd(p == s ? 9 : 10);
 		return s;
 	case 1:
-		n = 100 + rnd(8000);
-		s = xmalloc(n + 1);
-		memset(s, 'a', n);
-		s[n] = '\0';
-		return s;
+		return run_of("", 'a', 100 + rnd(8000), "");
 	case 2:		/* a hex key far over the limit */
 		return hexkey(129 + rnd(600), false);
 	case 3:
-		n = 50 + rnd(300);
-		s = xmalloc(n + 1);
-		memset(s, '9', n);
-		s[n] = '\0';
-		p = xasprintf("sector_size:%s", s);
-		free(s);
-		return p;
+		return run_of("sector_size:", '9', 50 + rnd(300), "");
 	case 4:		/* a keyring description past the key API's limit */
-		n = 4000 + rnd(200);
-		s = xmalloc(n + 1);
-		memset(s, 'x', n);
-		s[n] = '\0';
-		p = xasprintf(":32:logon:veiltest:%s", s);
-		free(s);
-		return p;
+		return run_of(":32:logon:veiltest:", 'x', 4000 + rnd(200), "");
 	default:	/* a path past PATH_MAX */
-		n = 4000 + rnd(1000);
-		s = xmalloc(n + 1);
-		memset(s, 'd', n);
-		s[n] = '\0';
-		p = xasprintf("/dev/%s", s);
-		free(s);
-		return p;
+		return run_of("/dev/", 'd', 4000 + rnd(1000), "");
 	}
 }
 
