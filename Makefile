@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # dm-veil: one entry point.
 #
-#   make          build dm-target/dm-veil.ko for the guest kernel and
-#                 userspace/veilsetup
-#   make install  install both (module under /lib/modules/<ver>/extra)
+#   make          build the module for the guest kernel (build/modules/<release>/)
+#                 and userspace/veilsetup
+#   make install  build and install both for the running kernel (uname -r),
+#                 or for KVER=<release>; module under /lib/modules/<release>/extra
+#   make dkms-install  the module through DKMS, for every installed kernel with
+#                 headers and those installed later; make dkms-remove undoes it
+#   make deb      Debian packages dm-veil-dkms and veilsetup in build/deb/
 #   make deps     install every build and test dependency (Debian, as root)
 #   make test     deps + build + run the in-guest suite (T=pattern to filter)
 #   make demo     deps + build + an encrypted volume on a loop file, in the guest
@@ -14,52 +18,90 @@
 #                 fault injection) in build/linux-debug; reused when unchanged
 #   make clean    remove build products but keep that kernel; distclean too
 #
-# KERNEL=stock (Debian's, the default) or KERNEL=debug picks the kernel the
-# module is built for and the guest boots, e.g. `make test KERNEL=debug`.
-# The module lands in build/modules/<release>/dm-veil.ko for either.
+# The guest kernel: KVER=6.1 (the default), KVER=6.12 or a full release
+# (6.12.111+deb12-amd64) picks one of Debian's kernels in /boot;
+# KERNEL=debug the debug kernel instead. `make test KVER=6.12`.
 
 KERNEL ?= $(or $(VEIL_KERNEL),stock)
 ifeq ($(filter stock debug,$(KERNEL)),)
 $(error KERNEL must be stock or debug, not '$(KERNEL)')
 endif
-# The scripts (kver.sh, guest.sh, build-cramfs.sh, tests/run) read this.
+# make install builds for the running kernel unless KVER is given.
+KVER_GIVEN := $(filter command line environment,$(origin KVER))
+KVER ?= 6.1
+# The scripts (kver.sh, guest.sh, build-cramfs.sh, tests/run) read these.
 export VEIL_KERNEL := $(KERNEL)
+export VEIL_KVER := $(KVER)
 
-# Expanded when used (?= is recursive): the debug tree may only exist
-# once the kernel target has run.
-KVER ?= $(shell VEIL_KERNEL=$(KERNEL) scripts/kver.sh 2>/dev/null)
-KDIR ?= $(shell VEIL_KERNEL=$(KERNEL) scripts/kver.sh kdir 2>/dev/null)
-STOCK_KDIR = $(shell VEIL_KERNEL=stock scripts/kver.sh kdir 2>/dev/null)
-# Where the module is compiled: the two kernels get separate object dirs
-# (kbuild cannot put out-of-tree objects elsewhere), the debug one a copy.
-ifeq ($(KERNEL),debug)
-VEIL_OBJ := build/veil-debug
-DEPS_ARGS := debug
-else
-VEIL_OBJ := dm-target
-DEPS_ARGS :=
-endif
+# Expanded when used: the debug tree may only exist once the kernel
+# target has run. REL is the kernel release, KDIR its build tree.
+# (make 4.3's $(shell) does not see exported variables: pass them.)
+KVER_ENV = VEIL_KERNEL=$(KERNEL) VEIL_KVER=$(KVER)
+REL = $(shell $(KVER_ENV) scripts/kver.sh 2>/dev/null)
+KDIR = $(shell $(KVER_ENV) scripts/kver.sh kdir 2>/dev/null)
+# kbuild cannot put an external module's objects elsewhere: each kernel
+# gets a copy of dm-target/ to build in, so dm-target/ stays source only.
+OBJ = build/obj/$(REL)
 VEIL_SRC := $(filter-out %.mod.c,$(wildcard dm-target/*.[ch])) dm-target/Kbuild dm-target/Makefile
+DEPS_ARGS := $(if $(filter debug,$(KERNEL)),debug)
 CHECKPATCH := build/linux-source-6.1/scripts/checkpatch.pl
+# The package version, for DKMS and the Debian packages: debian/changelog.
+VERSION := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
 
 all: module veilsetup
 
-veilsetup: check-build-deps
+veilsetup: check-userspace-deps
 	$(MAKE) -C userspace
 
-install: all
-	install -D -m 0644 $(VEIL_OBJ)/dm-veil.ko $(DESTDIR)/lib/modules/$(KVER)/extra/dm-veil.ko
-	install -D -m 0755 userspace/veilsetup $(DESTDIR)/usr/local/sbin/veilsetup
-	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+# copy-src DIR: dm-target's sources into DIR, stale ones out
+define copy-src
+	@mkdir -p $(1)
+	@for f in $(VEIL_SRC); do cmp -s $$f $(1)/$${f##*/} || cp $$f $(1)/; done
+	@for f in $(1)/*.[ch]; do case $$f in *.mod.c) ;; *) [ -f dm-target/$${f##*/} ] || rm -f $$f ;; esac; done
+endef
 
 module: check-build-deps
-ifeq ($(KERNEL),debug)
-	@mkdir -p $(VEIL_OBJ)
-	@for f in $(VEIL_SRC); do cmp -s $$f $(VEIL_OBJ)/$${f##*/} || cp $$f $(VEIL_OBJ)/; done
-	@for f in $(VEIL_OBJ)/*.[ch]; do case $$f in *.mod.c) ;; *) [ -f dm-target/$${f##*/} ] || rm -f $$f ;; esac; done
-endif
-	$(MAKE) -C $(VEIL_OBJ) KDIR=$(KDIR)
-	install -D -m 0644 $(VEIL_OBJ)/dm-veil.ko build/modules/$(KVER)/dm-veil.ko
+	$(call copy-src,$(OBJ))
+	$(MAKE) -C $(OBJ) KDIR=$(KDIR)
+	install -D -m 0644 $(OBJ)/dm-veil.ko build/modules/$(REL)/dm-veil.ko
+
+# The running kernel's release, or KVER's; its headers from /lib/modules.
+INSTALL_REL = $(if $(KVER_GIVEN),$(REL),$(shell uname -r))
+INSTALL_KDIR = /lib/modules/$(INSTALL_REL)/build
+
+install: veilsetup
+	@scripts/check-kernel.sh $(INSTALL_REL) $(INSTALL_KDIR)
+	$(call copy-src,build/obj/$(INSTALL_REL))
+	$(MAKE) -C build/obj/$(INSTALL_REL) KDIR=$(INSTALL_KDIR)
+	install -D -m 0644 build/obj/$(INSTALL_REL)/dm-veil.ko $(DESTDIR)/lib/modules/$(INSTALL_REL)/extra/dm-veil.ko
+	install -D -m 0755 userspace/veilsetup $(DESTDIR)/usr/local/sbin/veilsetup
+	[ -n "$(DESTDIR)" ] || depmod -a $(INSTALL_REL)
+
+DKMS_SRC = $(DESTDIR)/usr/src/dm-veil-$(VERSION)
+
+# The DKMS source tree: dkms.conf and the module's sources.
+dkms-src:
+	rm -rf $(DKMS_SRC)
+	install -D -m 0644 -t $(DKMS_SRC)/dm-target $(VEIL_SRC)
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
+
+dkms-install:
+	@command -v dkms >/dev/null || { echo "dkms not found: install dkms (apt install dkms)"; exit 1; }
+	-dkms remove dm-veil/$(VERSION) --all >/dev/null 2>&1
+	$(MAKE) dkms-src
+	dkms add dm-veil/$(VERSION)
+	@for k in /lib/modules/*; do \
+		[ -e $$k/build ] || { echo "dkms-install: no headers for $${k##*/}: skipped"; continue; }; \
+		dkms install dm-veil/$(VERSION) -k $${k##*/} || exit 1; \
+	done
+
+dkms-remove:
+	-dkms remove dm-veil/$(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+deb:
+	scripts/deps.sh deb
+	scripts/build-deb.sh
 
 # The debug kernel, when it is the one: a no-op while it is up to date.
 kernel:
@@ -72,24 +114,24 @@ debug-kernel:
 	scripts/debug-kernel.sh
 
 # Say what is missing rather than fail deep inside kbuild.
-check-build-deps: kernel
-	@if [ -z "$(KVER)" ] || [ ! -d "$(KDIR)" ]; then \
-		if [ "$(KERNEL)" = debug ]; then \
-			echo "No debug kernel in build/linux-debug: run 'make debug-kernel'."; \
-		else \
-			echo "No Debian kernel image with matching headers found (need"; \
-			echo "linux-image-amd64 and linux-headers-amd64): run 'make deps'."; \
-		fi; \
-		exit 1; \
-	fi
+check-build-deps: kernel check-userspace-deps
+	@scripts/kver.sh >/dev/null || { \
+		[ "$(KERNEL)" = debug ] || echo "make deps installs Debian's 6.1 and 6.12 kernels and headers."; \
+		exit 1; }
+	@scripts/check-kernel.sh $(REL) $(KDIR)
+
+check-userspace-deps:
 	@for h in libcryptsetup.h libdevmapper.h; do \
 		[ -f /usr/include/$$h ] || { echo "Missing /usr/include/$$h (libcryptsetup-dev, libdevmapper-dev): run 'make deps'."; exit 1; }; \
 	done
+	@command -v cc >/dev/null || { echo "No C compiler: install gcc (make deps)."; exit 1; }
 
 deps:
 	scripts/deps.sh $(DEPS_ARGS)
 
+# The package test (tests/host/004-packages.sh) builds the .deb files.
 test: deps
+	scripts/deps.sh $(DEPS_ARGS) deb
 	$(MAKE) all
 	scripts/build-cramfs.sh
 	scripts/build-test-modules.sh
@@ -122,11 +164,10 @@ checkpatch: $(CHECKPATCH)
 
 # Keeps build/linux-debug: rebuilding it takes 10-20 minutes.
 clean:
-	-$(MAKE) -C dm-target KDIR=$(STOCK_KDIR) clean
 	-$(MAKE) -C userspace clean
-	rm -rf build/modules build/cramfs build/test-modules build/veil-debug build/linux-source-6.1 tests/results
+	rm -rf build/obj build/modules build/cramfs build/test-modules build/deb build/linux-source-6.1 tests/results
 
 distclean: clean
 	rm -rf build
 
-.PHONY: all module kernel debug-kernel veilsetup install check-build-deps deps test demo bench bench-fs checkpatch clean distclean
+.PHONY: all module kernel debug-kernel veilsetup install dkms-src dkms-install dkms-remove deb check-build-deps check-userspace-deps deps test demo bench bench-fs checkpatch clean distclean

@@ -7,7 +7,8 @@
 #   guest-bench.sh RESULTS CPUS
 #
 # VEIL_KO names the module to load (default: the one make built for the
-# running kernel).
+# running kernel); BENCH_WORKLOADS, a regex, runs only the workloads whose
+# names match (all by default).
 set -eu
 RES=$1
 CPUS=$2
@@ -44,6 +45,7 @@ dd if=/dev/urandom of=/dev/nullb0 bs=1M count=$SIZE_MB oflag=direct status=none
 # run DEVTAG TARGET DEV WORKLOAD RW BS QD JOBS
 run() {
 	local out="$RES/json/$CPUS-$1-$2-$4.json"
+	[[ "$4" =~ ${BENCH_WORKLOADS:-.} ]] || return 0
 	DEV=$3 RW=$5 BS=$6 QD=$7 JOBS=$8 SIZE=${SIZE_MB}M \
 		fio --output-format=json --output="$out" "$TOP/bench/jobs/workload.fio"
 	log "$1 $2 $4 done"

@@ -18,6 +18,7 @@
 #include <crypto/algapi.h>
 
 #include "dm-veil.h"
+#include "veil-compat.h"
 
 /* The IV sector of a target-relative sector, as dm-crypt computes it. */
 static sector_t veil_iv_sector(const struct veil_c *vc, sector_t sector)
@@ -27,9 +28,9 @@ static sector_t veil_iv_sector(const struct veil_c *vc, sector_t sector)
 }
 
 /* An atomic caller's request completed asynchronously: go on from a queue. */
-static void veil_crypt_async_done(struct crypto_async_request *areq, int err)
+static void veil_crypt_async_done(veil_crypto_done_arg arg, int err)
 {
-	struct veil_io *io = areq->data;
+	struct veil_io *io = veil_crypto_done_data(arg);
 
 	if (err == -EINPROGRESS)
 		return;

@@ -11,12 +11,15 @@
  * put that finishes the job submits the ciphertext; its completion frees
  * the pages and ends the bio.
  *
- * Reads: dm submits the bio; its completion starts the decryption job on
- * the crypt queue (unbound; per-CPU on the completing CPU with
- * same_cpu_crypt), whose runner offers chunks of a large read to helpers.
- * With no_read_workqueue the completion decrypts the bio itself, unless it
- * runs in hard IRQ or with interrupts off, where it queues as above; an
- * async cipher driver makes it go on from the crypt queue.
+ * Reads: dm submits the bio. A completion that runs in a task (a ramdisk
+ * completes in the submitter, loop in its worker) decrypts there, as a
+ * write encrypts in veil_map(), and offers chunks of a large read to
+ * helpers. A completion in interrupt context starts the job on the crypt
+ * queue instead (unbound; per-CPU on the completing CPU with
+ * same_cpu_crypt), whose runner offers chunks the same way. With
+ * no_read_workqueue a completion in softirq decrypts the bio itself too,
+ * without helpers; hard IRQ or interrupts off always queue. An async
+ * cipher driver makes an inline decryption go on from the crypt queue.
  *
  * CTR reads up to keystream_ahead_max: see veil-keystream.c.
  *
@@ -141,15 +144,21 @@ static int veil_map_write(struct veil_io *io)
 
 /* Reads. */
 
-static void veil_read_work(struct work_struct *work)
+static void veil_read_start(struct veil_io *io, enum veil_where where,
+			    bool atomic)
 {
-	struct veil_io *io = container_of(work, struct veil_io, work);
 	struct veil_c *vc = io->vc;
 
 	veil_job_plan(io, VEIL_JOB_READ, veil_may_fanout(vc, VEIL_JOB_READ));
 	if (io->nr_chunks > 1)
 		veil_helpers_offer(io, io->nr_chunks - 1, true, false);
-	veil_job_run(io, VEIL_IN_QUEUE, false);
+	veil_job_run(io, where, atomic);
+}
+
+static void veil_read_work(struct work_struct *work)
+{
+	veil_read_start(container_of(work, struct veil_io, work),
+			VEIL_IN_QUEUE, false);
 }
 
 static void veil_read_end_io(struct bio *bio)
@@ -168,12 +177,18 @@ static void veil_read_end_io(struct bio *bio)
 	/*
 	 * Hard IRQ: the cipher is not usable there and the work is too long;
 	 * interrupts off: completions from the idle task. dm-crypt's rules.
+	 * The completion may hold locks: it never sleeps (atomic).
 	 */
-	if (test_bit(VEIL_NO_READ_WQ, &vc->flags) && !in_hardirq() &&
-	    !irqs_disabled()) {
-		veil_job_plan(io, VEIL_JOB_READ, false);
-		veil_job_run(io, VEIL_IN_ENDIO, true);
-		return;
+	if (!in_hardirq() && !irqs_disabled()) {
+		if (in_task()) {
+			veil_read_start(io, VEIL_IN_ENDIO, true);
+			return;
+		}
+		if (test_bit(VEIL_NO_READ_WQ, &vc->flags)) {
+			veil_job_plan(io, VEIL_JOB_READ, false);
+			veil_job_run(io, VEIL_IN_ENDIO, true);
+			return;
+		}
 	}
 	INIT_WORK(&io->work, veil_read_work);
 	queue_work(vc->crypt_wq, &io->work);

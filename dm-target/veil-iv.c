@@ -10,9 +10,8 @@
  */
 #include <linux/kernel.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
-
 #include "dm-veil.h"
+#include "veil-compat.h"
 
 struct veil_iv_type {
 	const char *name;

@@ -27,9 +27,8 @@ die() { echo "debug-kernel: $*" >&2; exit 1; }
 
 [ -f "$SRC" ] || die "no $SRC: install linux-source-6.1 (scripts/deps.sh debug)"
 [ -f "$SHARED" ] || die "missing $SHARED, the shared debug config fragment: the debug kernel cannot be configured without it"
-# vng may have been installed by pip outside PATH; its helpers
-# (virtme-configkernel, virtme-prep-kdir-mods) sit next to it.
-PATH=$PATH:$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))' 2>/dev/null || true)
+# virtme-ng's helpers (virtme-configkernel, virtme-prep-kdir-mods).
+PATH=$TOP/build/venv/bin:$PATH
 
 # Everything the .config and the objects depend on.
 inputs() {

@@ -1,44 +1,105 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install every build and test dependency on a Debian machine (as root).
-# Does nothing when all of it is there already. `deps.sh bench` adds
-# what make bench needs, `deps.sh debug` what building the debug kernel
-# (scripts/debug-kernel.sh) needs.
+# Install every build and test dependency on a Debian 12 machine (as root):
+# Debian's packages, both guest kernels (6.1 from bookworm, 6.12 from
+# bookworm-backports or bookworm-security, with their headers) and
+# virtme-ng in a virtual environment under build/venv. Does nothing when
+# all of it is there already; fails loudly when something cannot be
+# installed.
+#
+#   deps.sh          build and test dependencies
+#   deps.sh bench    and what make bench needs (plots)
+#   deps.sh debug    and what building the debug kernel needs
+#   deps.sh deb      and what make deb needs (debhelper, dh-dkms)
+# (several at once: deps.sh debug deb)
 set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+VENV=$TOP/build/venv
+die() { echo "deps: $*" >&2; exit 1; }
 
-debs="qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
+debs="qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 linux-source-6.12
       cryptsetup-bin dmsetup fio mtd-utils e2fsprogs kmod keyutils udev busybox-static
-      libdevmapper-dev libcryptsetup-dev pkg-config gcc make python3-pip"
-# Kernel build tools, only for the debug kernel: stock runs need none.
-if [ "${1:-}" = debug ]; then
-	debs="$debs flex bison bc libelf-dev libssl-dev dwarves cpio xz-utils"
+      libdevmapper-dev libcryptsetup-dev pkg-config gcc make perl dkms python3-venv"
+for what in "$@"; do
+	case "$what" in
+	bench) debs="$debs python3-matplotlib" ;;
+	# Kernel build tools, only for the debug kernel: stock runs need none.
+	debug) debs="$debs flex bison bc libelf-dev libssl-dev dwarves cpio xz-utils" ;;
+	deb) debs="$debs debhelper dh-dkms dpkg-dev fakeroot" ;;
+	*) die "unknown set '$what' (bench, debug, deb)" ;;
+	esac
+done
+
+[ "$(id -u)" = 0 ] || die "run as root: it installs Debian packages"
+export DEBIAN_FRONTEND=noninteractive
+updated=""
+apt_update() {
+	[ -n "$updated" ] && return
+	apt-get update -qq || die "apt-get update failed"
+	updated=yes
+}
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
+apt_install() {
+	apt_update
+	echo "deps: installing Debian packages: $*"
+	apt-get install -y -qq --no-install-recommends "$@" ||
+		die "apt-get install $* failed"
+}
+
+# Debian's 6.12 for bookworm: bookworm-backports, or bookworm-security's
+# linux-6.12; the newest release either has, with its headers.
+newest_612() {
+	apt-cache pkgnames linux-image-6.12. 2>/dev/null |
+		grep -E '^linux-image-6\.12\.[0-9]+\+deb12-amd64$' | sort -V | tail -1 |
+		sed 's/^linux-image-//'
+}
+have_612() {
+	local img
+	for img in /boot/vmlinuz-6.12.*+deb12-amd64; do
+		[ -f "$img" ] && [ -d "/usr/src/linux-headers-${img#/boot/vmlinuz-}" ] && return 0
+	done
+	return 1
+}
+if ! have_612; then
+	apt_update
+	rel=$(newest_612)
+	if [ -z "$rel" ]; then
+		echo "deps: adding bookworm-backports to apt's sources for Debian's 6.12 kernel"
+		cat > /etc/apt/sources.list.d/bookworm-backports.sources <<'SRC'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+		updated=""
+		apt_update
+		rel=$(newest_612)
+	fi
+	[ -n "$rel" ] || die "no linux-image-6.12.*+deb12-amd64 in apt's sources (bookworm-backports)"
+	apt_install "linux-image-$rel" "linux-headers-$rel"
 fi
 
 missing=""
 for p in $debs; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-		missing="$missing $p"
+	installed "$p" || missing="$missing $p"
 done
+# shellcheck disable=SC2086
+[ -z "$missing" ] || apt_install $missing
 
-if [ -n "$missing" ]; then
-	echo "deps: installing Debian packages:$missing"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends $missing
+# virtme-ng: a real Debian 12's system Python refuses pip installs
+# (externally managed), so it goes into a virtual environment of its own.
+if ! "$VENV/bin/vng" --version >/dev/null 2>&1; then
+	echo "deps: installing virtme-ng from PyPI into build/venv"
+	rm -rf "$VENV"
+	/usr/bin/python3 -m venv "$VENV" || die "python3 -m venv failed (python3-venv)"
+	"$VENV/bin/pip" install -q virtme-ng || die "pip install virtme-ng failed"
+	"$VENV/bin/vng" --version >/dev/null || die "virtme-ng installed but vng does not run"
 fi
 
-if ! "$(dirname "$0")/vng.sh" --version >/dev/null 2>&1; then
-	echo "deps: installing virtme-ng from PyPI"
-	python3 -m pip install -q virtme-ng 2>&1 | grep -v 'Running pip as the' || true
-fi
-
-# Plots for make bench.
-if [ "${1:-}" = bench ] && ! python3 -c 'import matplotlib' 2>/dev/null; then
-	echo "deps: installing matplotlib from PyPI"
-	python3 -m pip install -q matplotlib 2>&1 | grep -v 'Running pip as the' || true
-fi
-
-# Debian's kernel, whichever kernel the tests boot (the debug one is built later).
-VEIL_KERNEL=stock "$(dirname "$0")/kver.sh" >/dev/null ||
-	{ echo "deps: no kernel image with matching headers in /boot" >&2; exit 1; }
+# Both of Debian's kernels the tests boot (the debug one is built later).
+for k in 6.1 6.12; do
+	VEIL_KERNEL=stock VEIL_KVER=$k "$TOP/scripts/kver.sh" >/dev/null ||
+		die "kernel $k: no image with matching headers in /boot after installing"
+done
 echo "deps: all build and test dependencies are installed"

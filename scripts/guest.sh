@@ -5,9 +5,11 @@
 # directories given with -w are writable. VEIL_KERNEL picks the kernel:
 # stock (default, Debian's) or debug (build/linux-debug, booted from its
 # build tree so vng serves the tree's modules to modprobe in the guest);
-# -k sets it too.
+# -k sets it too; VEIL_KVER picks which of Debian's kernels (kver.sh).
+# -w gives the guest a host directory to write; -o a directory the guest
+# may write to an overlay of, leaving the host's as it is.
 #
-#   scripts/guest.sh [-k stock|debug] [-c cpus] [-m mem] [-w dir]... [-q qemu-opts] -- command
+#   scripts/guest.sh [-k stock|debug] [-c cpus] [-m mem] [-w dir]... [-o dir]... [-q qemu-opts] -- command
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cpus=2 mem=2G qopts="" rw=()
@@ -17,19 +19,13 @@ while [ $# -gt 0 ]; do
 	-c) cpus=$2; shift 2 ;;
 	-m) mem=$2; shift 2 ;;
 	-w) rw+=(--rwdir "$2"); shift 2 ;;
+	-o) rw+=(--overlay-rwdir "$2"); shift 2 ;;
 	-q) qopts=$2; shift 2 ;;
 	--) shift; break ;;
 	*) echo "guest.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-if ! boot=$("$here/kver.sh" boot); then
-	if [ "${VEIL_KERNEL:-stock}" = debug ]; then
-		echo "guest.sh: no debug kernel in build/linux-debug: run 'make debug-kernel'" >&2
-	else
-		echo "guest.sh: no guest kernel: run 'make deps'" >&2
-	fi
-	exit 1
-fi
+boot=$("$here/kver.sh" boot) || exit 1
 args=(--disable-kvm --run "$boot" --cpus "$cpus" --memory "$mem" "${rw[@]}")
 [ -n "$qopts" ] && args+=(--qemu-opts="$qopts")
 exec "$here/vng.sh" "${args[@]}" --exec "$*"

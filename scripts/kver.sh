@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Which guest kernel: VEIL_KERNEL=stock (default) is the newest Debian
-# kernel image in /boot that has matching headers in /usr/src (never the
-# build machine's own `uname -r`, which may be a kernel without modules);
-# VEIL_KERNEL=debug is the tree scripts/debug-kernel.sh builds in
-# build/linux-debug. Fails if that kernel is not there.
+# Which guest kernel. VEIL_KERNEL=stock (default) is a Debian kernel image
+# in /boot with its headers in /usr/src, chosen by VEIL_KVER (make's KVER):
+# a full release (6.12.111+deb12-amd64) or a series (6.1, 6.12: the newest
+# installed release of it); 6.1 unless set. Never the build machine's own
+# `uname -r`, which may be a kernel without modules. VEIL_KERNEL=debug is
+# the tree scripts/debug-kernel.sh builds in build/linux-debug. Fails with
+# one line naming what to install if that kernel is not there.
 #
 #   kver.sh         its release, what `uname -r` says in the guest
 #   kver.sh kdir    the tree to build modules against
@@ -12,26 +14,38 @@
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-release}
+die() { echo "kver.sh: $*" >&2; exit 1; }
 
 case "${VEIL_KERNEL:-stock}" in
 stock)
-	for img in $(ls /boot/vmlinuz-* 2>/dev/null | sort -rV); do
-		ver=${img#/boot/vmlinuz-}
-		[ -d "/usr/src/linux-headers-$ver" ] || continue
-		case "$what" in
-		kdir) echo "/usr/src/linux-headers-$ver" ;;
-		boot) echo "$img" ;;
-		*) echo "$ver" ;;
-		esac
-		exit 0
-	done
-	exit 1
+	want=${VEIL_KVER:-6.1}
+	[[ "$want" =~ ^[0-9]+\.[0-9]+ ]] || die "KVER must be a kernel release or series such as 6.1 or 6.12, not '$want'"
+	series=${BASH_REMATCH[0]}
+	# Older than 6.1: the module's API floor.
+	[ "$(printf '%s\n6.1\n' "$series" | sort -V | head -1)" = 6.1 ] ||
+		die "kernel $want is older than 6.1, which dm-veil needs at least"
+	ver=""
+	if [ -f "/boot/vmlinuz-$want" ]; then
+		ver=$want
+	else
+		# 6.1 must not match 6.12: the series ends at '.' or '-'.
+		ver=$(ls /boot/ 2>/dev/null | sed -n 's/^vmlinuz-//p' |
+		      grep -E "^${want//./\\.}[.-]" | sort -V | tail -1 || true)
+	fi
+	[ -n "$ver" ] || die "no Debian kernel $want in /boot: install linux-image-$want* (make deps)"
+	[ -d "/usr/src/linux-headers-$ver" ] ||
+		die "no headers for $ver: install linux-headers-$ver"
+	case "$what" in
+	kdir) echo "/usr/src/linux-headers-$ver" ;;
+	boot) echo "/boot/vmlinuz-$ver" ;;
+	*) echo "$ver" ;;
+	esac
 	;;
 debug)
 	tree=$TOP/build/linux-debug
 	# debug-kernel.sh writes the stamp once bzImage and modules are built,
 	# and removes it while it rebuilds.
-	[ -f "$tree/.veil-stamp" ] || exit 1
+	[ -f "$tree/.veil-stamp" ] || die "no debug kernel in build/linux-debug: run 'make debug-kernel'"
 	case "$what" in
 	kdir|boot) echo "$tree" ;;
 	*) cat "$tree/include/config/kernel.release" ;;

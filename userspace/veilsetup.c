@@ -133,16 +133,6 @@ static void warn_ctr(const char *spec)
 			"new data. Use XTS unless nobody can image the device twice.\n", spec);
 }
 
-static int check_target(void)
-{
-	if (vs_dm_target_loaded())
-		return 0;
-	fprintf(stderr, "The veil device-mapper target is not loaded. Load it with "
-		"'modprobe dm-veil' (after 'make install') or "
-		"'insmod dm-target/dm-veil.ko'.\n");
-	return -ENOTSUP;
-}
-
 /* Map @m: the key goes into the keyring unless --hex-key. */
 static int map_volume(struct vs_map *m)
 {
@@ -195,10 +185,17 @@ static int map_volume(struct vs_map *m)
 	if (nfeat)
 		sprintf(p, " %d%s", nfeat, feat);
 
+	/* Device-mapper loads the dm-veil module for the table if it can. */
 	r = vs_dm_create(m, table);
 	if (r) {
-		fprintf(stderr, "Cannot create device %s: the kernel refused the veil table "
-			"(see the kernel log).\n", m->name);
+		if (!vs_dm_target_loaded())
+			fprintf(stderr, "Cannot create device %s: the kernel has no veil "
+				"target and could not load the dm-veil module (install "
+				"the dm-veil-dkms package, or run 'make dkms-install').\n",
+				m->name);
+		else
+			fprintf(stderr, "Cannot create device %s: the kernel refused the "
+				"veil table (see the kernel log).\n", m->name);
 		if (!m->hex_key)
 			vs_keyring_unlink(keydesc);
 	}
@@ -222,7 +219,7 @@ static int common_checks(const char *device, const char *name)
 		fprintf(stderr, "Device %s already exists.\n", name);
 		return -EEXIST;
 	}
-	return check_device(device, 1) ?: check_target();
+	return check_device(device, 1);
 }
 
 static int open_plain(const char *device, const char *name)

@@ -9,7 +9,9 @@
 #   (brd): the completion decrypts, in that task, with no helper;
 # - no_write_workqueue: writes encrypt only in veil_map(), in the task;
 # - the defaults: large writes start in veil_map() and are shared with
-#   helpers, large reads decrypt on the crypt queue and helpers;
+#   helpers; reads decrypt where they complete if that is a task (brd:
+#   the reading task) and on the crypt queue if it is an interrupt
+#   (null_blk), large ones shared with helpers either way;
 # - same_cpu_crypt: a bio's chunks all run on one CPU: no helper on
 #   another CPU (a CTR read's keystream goes to this CPU's own helper).
 . "$(dirname "$0")/../lib.sh"
@@ -104,17 +106,28 @@ run nww "$RAM aes-xts-plain64 $K64 0 /dev/ram0 0 1 no_write_workqueue" writed 1M
 trace_tasks "$WORK/nww.trace" veil_crypt_chunk | grep -qv '^dd ' &&
 	fail "nww: encryption outside the writing task"
 
-# 5. Defaults: writes start in veil_map(), reads on the crypt queue; large
+# 5. Defaults: writes start in veil_map(); reads in a completion that runs
+# in a task (brd), on the crypt queue after an interrupt (null_blk); large
 # ones are shared with helpers when there is more than one CPU.
 run def-w "$RAM aes-xts-plain64 $K64 0 /dev/ram0 0" writed 1M 32
 run def-r "$RAM aes-xts-plain64 $K64 0 /dev/ram0 0" readd 1M 32
+run def-r4k "$RAM aes-xts-plain64 $K64 0 /dev/ram0 0" readd 4k 64
+run def-irq "$NULLB aes-xts-plain64 $K64 0 /dev/nullb0 0" readd 1M 16
 [ "$(st def-w chunks_map)" -gt 0 ] || fail "def-w: nothing encrypted in veil_map()"
-[ "$(st def-w chunks_endio)" = 0 ] && [ "$(st def-r chunks_endio)" = 0 ] ||
-	fail "default: work in the completion without no_read_workqueue"
-[ "$(st def-r chunks_queue)" -gt 0 ] || fail "def-r: nothing decrypted on the crypt queue"
+[ "$(st def-w chunks_endio)" = 0 ] || fail "def-w: chunks_endio=$(st def-w chunks_endio)"
+[ "$(st def-r chunks_endio)" -gt 0 ] || fail "def-r: nothing decrypted in the completion"
+[ "$(st def-r4k chunks_endio)" = 64 ] && [ "$(st def-r4k chunks_queue)" = 0 ] ||
+	fail "def-r4k: chunks_endio=$(st def-r4k chunks_endio) chunks_queue=$(st def-r4k chunks_queue), want 64 and 0"
+trace_tasks "$WORK/def-r4k.trace" veil_crypt_chunk | grep -qv '^dd ' &&
+	fail "def-r4k: decryption outside the reading task"
+[ "$(st def-irq chunks_endio)" = 0 ] && [ "$(st def-irq chunks_queue)" -gt 0 ] ||
+	fail "def-irq: chunks_endio=$(st def-irq chunks_endio) chunks_queue=$(st def-irq chunks_queue): want all on the queue"
+ctx def-irq veil_crypt_chunk | grep -q '^hardirq=0 ' ||
+	fail "def-irq: decryption in hard IRQ: $(ctx def-irq veil_crypt_chunk)"
 if [ "$CPUS" -gt 1 ]; then
-	[ "$(st def-w chunks_helper)" -gt 0 ] || fail "def-w: no helper took a chunk"
-	[ "$(st def-r chunks_helper)" -gt 0 ] || fail "def-r: no helper took a chunk"
+	for n in def-w def-r def-irq; do
+		[ "$(st $n chunks_helper)" -gt 0 ] || fail "$n: no helper took a chunk"
+	done
 fi
 
 # 6. same_cpu_crypt: no helper; everything on CPU 0, where dd and brd run.

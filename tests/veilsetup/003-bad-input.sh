@@ -66,5 +66,5 @@ opn "$PASS" open "$LOOP" vt && "$VS" close vt || fail "restored header does not 
 
 # Missing module.
 rmmod dm_veil
-bad "The veil device-mapper target is not loaded" opn "$PASS" open "$LOOP" vt
+bad "the kernel has no veil target and could not load the dm-veil module" opn "$PASS" open "$LOOP" vt
 veil_load

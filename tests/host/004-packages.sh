@@ -1,0 +1,20 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host side: the Debian packages as a user gets them. make deb builds
+# dm-veil-dkms and veilsetup; a guest whose /etc, /usr and /var are
+# overlays installs them with dpkg -i (DKMS builds the module for the
+# guest's kernel), opens a LUKS2 volume with veilsetup and no insmod,
+# writes, reopens, verifies and purges both (tests/host/package-guest.sh).
+#
+#   004-packages.sh RESULTS
+set -eu
+RESULTS=$1
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+rm -f "$RESULTS/packages.ok"
+"$TOP/scripts/build-deb.sh"
+"$TOP/scripts/guest.sh" -o /etc -o /usr -o /var -w "$RESULTS" -- \
+	"bash $TOP/tests/host/package-guest.sh $RESULTS $TOP/build/deb > $RESULTS/packages.log 2>&1" \
+	> "$RESULTS/packages-console.log" 2>&1 || true
+cat "$RESULTS/packages.log" 2>/dev/null || true
+[ -f "$RESULTS/packages.ok" ] || { echo "FAIL: the package guest did not finish"; tail -20 "$RESULTS/packages-console.log"; exit 1; }
+echo "ok: dpkg -i, DKMS build, veilsetup open with no insmod, dpkg --purge"

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In the guest of 004-packages.sh, whose /etc, /usr and /var are overlays
+# (nothing reaches the host): install the two .deb files as a user would,
+# let DKMS build the module for this kernel, and use a volume with no
+# insmod at all. Writes RESULTS/packages.ok when all is well.
+#
+#   package-guest.sh RESULTS DEBDIR
+. "$(dirname "$0")/../lib.sh"
+RESULTS=$1 DEBS=$2
+requires root
+requires module loop
+requires cmd dpkg dkms
+kmsg_mark
+rel=$(uname -r)
+VS=/usr/sbin/veilsetup
+PASS="package test passphrase"
+lsmod | grep -q '^dm_veil ' && fail "dm_veil is loaded before the packages are installed"
+dpkg -s dm-veil-dkms >/dev/null 2>&1 && fail "dm-veil-dkms is installed already"
+
+info "dpkg -i: $(cd "$DEBS" && echo *.deb)"
+dpkg -i "$DEBS"/dm-veil-dkms_*.deb "$DEBS"/veilsetup_*.deb > "$WORK/dpkg.log" 2>&1 ||
+	{ cat "$WORK/dpkg.log"; fail "dpkg -i failed"; }
+grep -E 'dkms|DKMS|Building|Installing' "$WORK/dpkg.log" | head -20
+ko=$(modinfo -n dm-veil 2>/dev/null) || { cat "$WORK/dpkg.log"; fail "modinfo finds no dm-veil after dpkg -i"; }
+info "module: $ko"
+case "$ko" in /lib/modules/$rel/updates/dkms/*|/usr/lib/modules/$rel/updates/dkms/*) ;;
+*) fail "dm-veil is not DKMS's build for $rel: $ko" ;; esac
+dkms status dm-veil | grep -q "$rel.*installed" || { dkms status; fail "dkms status: not installed for $rel"; }
+lsmod | grep -q '^dm_veil ' && fail "dpkg -i loaded the module: the test wants device-mapper to"
+
+# A LUKS2 volume, opened by the packaged veilsetup: device-mapper asks
+# modprobe for dm-veil itself.
+modprobe dm_mod
+mkloop 64M
+echo "$PASS" | $VS luksFormat -q --pbkdf-memory 65536 --iter-time 200 "$LOOP" ||
+	fail "veilsetup luksFormat"
+echo "$PASS" | $VS open "$LOOP" vp || fail "veilsetup open without insmod"
+_devs+=(vp)
+lsmod | grep -q '^dm_veil ' || fail "the volume opened but dm_veil is not loaded"
+dmsetup table vp | grep -q ' veil ' || fail "vp is not a veil device: $(dmsetup table vp)"
+plaintext "$WORK/data" $((4 * 1024 * 1024))
+dd if="$WORK/data" of=/dev/mapper/vp bs=1M oflag=direct status=none
+$VS close vp
+echo "$PASS" | $VS open "$LOOP" vp || fail "reopen"
+cmp "$WORK/data" <(dd if=/dev/mapper/vp bs=1M count=4 iflag=direct status=none) ||
+	fail "data read back after reopen differs"
+$VS status vp | grep -q 'veil' || fail "veilsetup status: $($VS status vp)"
+$VS close vp
+no_plaintext "$LOOP"
+
+# Removal: the module may stay loaded (as any module), its files go.
+rmmod dm_veil
+dpkg --purge veilsetup dm-veil-dkms > "$WORK/purge.log" 2>&1 ||
+	{ cat "$WORK/purge.log"; fail "dpkg --purge failed"; }
+[ -z "$(ls -d /usr/src/dm-veil-* 2>/dev/null)" ] || fail "DKMS sources left in /usr/src"
+[ ! -e "$VS" ] || fail "$VS left after purge"
+modinfo dm-veil >/dev/null 2>&1 && fail "dm-veil still installed after purge: $(modinfo -n dm-veil)"
+[ -z "$(dkms status dm-veil 2>/dev/null)" ] || fail "dkms still knows dm-veil: $(dkms status dm-veil)"
+bad=$(kmsg_bad) && fail "kernel log: $bad"
+touch "$RESULTS/packages.ok"
+echo "ok: packages installed, volume opened with no insmod, packages purged"
