@@ -23,8 +23,10 @@ fi
 
 KVER=$("$TOP/scripts/kver.sh") || die "no Debian kernel with headers: run 'make deps'"
 OUT=$TOP/build/cramfs/$KVER
-SRC=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -1)
-[ -n "$SRC" ] || die "no /usr/src/linux-source-*.tar.xz: install linux-source-6.1"
+# The source package of the kernel's own series (6.1, 6.12).
+series=$(echo "$KVER" | grep -oE '^[0-9]+\.[0-9]+')
+SRC=/usr/src/linux-source-$series.tar.xz
+[ -f "$SRC" ] || die "no $SRC: install linux-source-$series (make deps)"
 if ! [ -f "$OUT/cramfs.ko" ] || ! [ "$OUT/cramfs.ko" -nt "$SRC" ]; then
 	rm -rf "$OUT"
 	mkdir -p "$OUT"

@@ -9,6 +9,10 @@
  * op=empty_fua: a write with REQ_FUA and no data (what a file system may
  * send to make earlier writes durable); op=empty_write: a write with no
  * data and no flags. Unload the module afterwards; it holds nothing.
+ *
+ * Opening a block device by path changed twice after 6.1: the Kbuild
+ * probe sets VEIL_HAVE_BDEV_FILE_OPEN (6.9+, a struct file) or leaves
+ * 6.1's blkdev_get_by_path().
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -22,9 +26,34 @@ static char *op = "empty_fua";
 module_param(op, charp, 0444);
 MODULE_PARM_DESC(op, "empty_fua or empty_write");
 
+#ifdef VEIL_HAVE_BDEV_FILE_OPEN
+static struct file *bdev_handle;
+
+static struct block_device *veil_test_open(const char *path)
+{
+	bdev_handle = bdev_file_open_by_path(path, BLK_OPEN_READ | BLK_OPEN_WRITE,
+					     NULL, NULL);
+	return IS_ERR(bdev_handle) ? ERR_CAST(bdev_handle) : file_bdev(bdev_handle);
+}
+
+static void veil_test_close(struct block_device *bdev)
+{
+	fput(bdev_handle);
+}
+#else
+static struct block_device *veil_test_open(const char *path)
+{
+	return blkdev_get_by_path(path, FMODE_READ | FMODE_WRITE, NULL);
+}
+
+static void veil_test_close(struct block_device *bdev)
+{
+	blkdev_put(bdev, FMODE_READ | FMODE_WRITE);
+}
+#endif
+
 static int __init veil_bio_test_init(void)
 {
-	const fmode_t mode = FMODE_READ | FMODE_WRITE;
 	struct block_device *bdev;
 	struct bio *bio;
 	blk_opf_t opf;
@@ -39,13 +68,13 @@ static int __init veil_bio_test_init(void)
 	else
 		return -EINVAL;
 
-	bdev = blkdev_get_by_path(dev, mode, NULL);
+	bdev = veil_test_open(dev);
 	if (IS_ERR(bdev))
 		return PTR_ERR(bdev);
 	bio = bio_alloc(bdev, 0, opf, GFP_KERNEL);
 	ret = submit_bio_wait(bio);
 	bio_put(bio);
-	blkdev_put(bdev, mode);
+	veil_test_close(bdev);
 	pr_info("veil_bio_test: %s on %s: status %d\n", op, dev, ret);
 	return 0;
 }
