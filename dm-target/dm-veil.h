@@ -19,8 +19,10 @@
 #include <linux/bio.h>
 #include <linux/device-mapper.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mempool.h>
 #include <linux/mutex.h>
+#include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -170,11 +172,18 @@ struct veil_stats {
 };
 
 /**
- * struct veil_req - a cipher request with its IV buffer
+ * struct veil_req - a cipher request with what it points to
+ * @sg_in: source of @req.
+ * @sg_out: destination of @req (unused when decrypting in place).
  * @iv: IV buffer of @req.
  * @req: the cipher request; the transform's request context follows it.
+ *
+ * An async driver reads @sg_in, @sg_out and @iv after the call that
+ * queued @req returned: they live here, never on the caller's stack.
  */
 struct veil_req {
+	struct scatterlist sg_in;
+	struct scatterlist sg_out;
 	u8 iv[VEIL_MAX_IV_SIZE] __aligned(sizeof(u64));
 	struct skcipher_request req;
 };
@@ -225,6 +234,7 @@ struct veil_helper {
  * @crypt_wq: reads' decryption after the device completed them.
  * @helper_wq: per-CPU queue of @helpers.
  * @page_wait_wq: writes that wait for ciphertext pages, one at a time.
+ * @bh: per-CPU softirq work of reads completed in hard IRQ (veil-bh.c).
  * @stats: per-CPU counters.
  * @per_bio_data_size: size of struct veil_io plus the cipher request.
  */
@@ -261,6 +271,7 @@ struct veil_c {
 	struct workqueue_struct *crypt_wq;
 	struct workqueue_struct *helper_wq;
 	struct workqueue_struct *page_wait_wq;
+	struct veil_bh __percpu *bh;
 
 	struct veil_stats __percpu *stats;
 	unsigned int per_bio_data_size;
@@ -302,6 +313,8 @@ enum veil_job_kind {
  * @read_done: keystream job: the device read completed.
  * @ks_ready: keystream job: chunks whose keystream awaits the XOR.
  * @work: the job's runner when it runs from a queue.
+ * @bh_node: entry in a CPU's softirq list (veil_bh_defer()).
+ * @bh_fn: what runs in softirq.
  * @resume_idx: chunk an async cipher call left unfinished (veil_io_resume).
  * @resume_off: bytes of that chunk already done.
  * @req: the runner's cipher request; must be last.
@@ -328,6 +341,8 @@ struct veil_io {
 	DECLARE_BITMAP(ks_ready, VEIL_KS_MAX_CHUNKS);
 
 	struct work_struct work;
+	struct llist_node bh_node;
+	void (*bh_fn)(struct veil_io *io);
 	unsigned int resume_idx;
 	unsigned int resume_off;
 
@@ -414,6 +429,11 @@ void veil_io_exit(struct veil_c *vc);
 int veil_io_map(struct veil_c *vc, struct bio *bio, sector_t sector);
 void veil_io_finish(struct veil_io *io);
 void veil_io_resume(struct veil_io *io);
+
+/* veil-bh.c */
+int veil_bh_init(struct dm_target *ti, struct veil_c *vc);
+void veil_bh_exit(struct veil_c *vc);
+void veil_bh_defer(struct veil_io *io, void (*fn)(struct veil_io *io));
 
 /* veil-stats.c */
 int veil_stats_init(struct veil_c *vc);

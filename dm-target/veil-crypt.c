@@ -8,8 +8,10 @@
  * that may sleep waits for async drivers (-EINPROGRESS, or -EBUSY once
  * backlogged). An atomic caller (a read's completion) never waits: when a
  * driver goes async, the chunk stops there and veil_io_resume() finishes it
- * from a queue once the driver calls back. The time inside each cipher call
- * is read from local_clock(), the cheap per-CPU clock, and summed per CPU.
+ * from a queue once the driver calls back; when a driver's queue is full
+ * (-ENOSPC without a backlog), the chunk goes on from the queue at once.
+ * The time inside each cipher call is read from local_clock(), the cheap
+ * per-CPU clock, and summed per CPU.
  */
 #include <linux/bio.h>
 #include <linux/highmem.h>
@@ -39,8 +41,8 @@ static void veil_crypt_async_done(veil_crypto_done_arg arg, int err)
 	veil_io_resume(io);
 }
 
+/* Decrypt @r's sg_in in place, or encrypt it into sg_out. */
 static int veil_cipher(struct veil_io *io, struct veil_req *r,
-		       struct scatterlist *src, struct scatterlist *dst,
 		       sector_t sector, bool encrypt, bool atomic)
 {
 	struct veil_c *vc = io->vc;
@@ -56,7 +58,9 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 		skcipher_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG |
 					      CRYPTO_TFM_REQ_MAY_SLEEP,
 					      crypto_req_done, &wait);
-	skcipher_request_set_crypt(req, src, dst, vc->sector_size, r->iv);
+	skcipher_request_set_crypt(req, &r->sg_in,
+				   encrypt ? &r->sg_out : &r->sg_in,
+				   vc->sector_size, r->iv);
 	ret = encrypt ? crypto_skcipher_encrypt(req) :
 			crypto_skcipher_decrypt(req);
 	return atomic ? ret : crypto_wait_req(ret, &wait);
@@ -88,8 +92,9 @@ static void veil_out_sg(struct veil_io *io, enum veil_job_kind kind,
  * keystream chunks encrypt zeros into @io->ks_pages.
  *
  * Return: 0; -EINPROGRESS (atomic only) when a sector completes later
- * through veil_io_resume(), or -EBUSY when the driver refused it and the
- * caller must resume; @io->resume_idx and @io->resume_off then say where.
+ * through veil_io_resume(), or -EBUSY or -ENOSPC when the driver refused
+ * it (its queue is full) and the caller must resume; @io->resume_idx and
+ * @io->resume_off then say where.
  * Otherwise -EIO for a sector split over pages, or the cipher's error.
  */
 int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
@@ -101,7 +106,6 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 	enum veil_dir dir = kind == VEIL_JOB_READ ? VEIL_DECRYPT : VEIL_ENCRYPT;
 	sector_t sector = io->sector + ((off + pos) >> SECTOR_SHIFT);
 	struct bvec_iter iter = io->iter;
-	struct scatterlist sg_in, sg_out;
 	unsigned int start = pos;
 	struct bio_vec in;
 	u64 t0, ns = 0;
@@ -111,10 +115,10 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 		bio_advance_iter(io->base, &iter, off + pos);
 
 	for (; pos < len; pos += vc->sector_size) {
-		sg_init_table(&sg_in, 1);
-		sg_init_table(&sg_out, 1);
+		sg_init_table(&r->sg_in, 1);
+		sg_init_table(&r->sg_out, 1);
 		if (kind == VEIL_JOB_KEYSTREAM) {
-			sg_set_page(&sg_in, ZERO_PAGE(0), vc->sector_size, 0);
+			sg_set_page(&r->sg_in, ZERO_PAGE(0), vc->sector_size, 0);
 		} else {
 			in = bio_iter_iovec(io->base, iter);
 			/* dma_alignment keeps sectors whole within a page. */
@@ -122,12 +126,12 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 				ret = -EIO;
 				break;
 			}
-			sg_set_page(&sg_in, in.bv_page, vc->sector_size,
+			sg_set_page(&r->sg_in, in.bv_page, vc->sector_size,
 				    in.bv_offset);
 			bio_advance_iter_single(io->base, &iter, vc->sector_size);
 		}
 		if (kind != VEIL_JOB_READ)
-			veil_out_sg(io, kind, off + pos, &sg_out);
+			veil_out_sg(io, kind, off + pos, &r->sg_out);
 
 		if (atomic) {
 			/* Where to go on if the driver completes it later. */
@@ -135,15 +139,15 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 			io->resume_off = pos + vc->sector_size;
 		}
 		t0 = local_clock();
-		ret = veil_cipher(io, r, &sg_in, kind == VEIL_JOB_READ ?
-				  &sg_in : &sg_out, sector, kind != VEIL_JOB_READ,
+		ret = veil_cipher(io, r, sector, kind != VEIL_JOB_READ,
 				  atomic);
 		ns += local_clock() - t0;
 		if (ret == -EINPROGRESS) {
 			pos += vc->sector_size;
 			break;
 		}
-		if (ret == -EBUSY)
+		/* Not queued: the resumed chunk does this sector again. */
+		if (ret == -EBUSY || ret == -ENOSPC)
 			io->resume_off = pos;
 		if (ret)
 			break;

@@ -17,9 +17,10 @@
  * helpers. A completion in interrupt context starts the job on the crypt
  * queue instead (unbound; per-CPU on the completing CPU with
  * same_cpu_crypt), whose runner offers chunks the same way. With
- * no_read_workqueue a completion in softirq decrypts the bio itself too,
- * without helpers; hard IRQ or interrupts off always queue. An async
- * cipher driver makes an inline decryption go on from the crypt queue.
+ * no_read_workqueue every read decrypts in its completion, without
+ * helpers, and one that completes in hard IRQ or with interrupts off in
+ * softirq right after it (veil-bh.c), as dm-crypt does. An async cipher
+ * driver makes an inline decryption go on from the crypt queue.
  *
  * CTR reads up to keystream_ahead_max: see veil-keystream.c.
  *
@@ -161,6 +162,13 @@ static void veil_read_work(struct work_struct *work)
 			VEIL_IN_QUEUE, false);
 }
 
+/* no_read_workqueue: the whole read here, without helpers. */
+static void veil_read_inline(struct veil_io *io)
+{
+	veil_job_plan(io, VEIL_JOB_READ, false);
+	veil_job_run(io, VEIL_IN_ENDIO, true);
+}
+
 static void veil_read_end_io(struct bio *bio)
 {
 	struct veil_io *io = bio->bi_private;
@@ -179,16 +187,16 @@ static void veil_read_end_io(struct bio *bio)
 	 * interrupts off: completions from the idle task. dm-crypt's rules.
 	 * The completion may hold locks: it never sleeps (atomic).
 	 */
-	if (!in_hardirq() && !irqs_disabled()) {
-		if (in_task()) {
-			veil_read_start(io, VEIL_IN_ENDIO, true);
-			return;
-		}
-		if (test_bit(VEIL_NO_READ_WQ, &vc->flags)) {
-			veil_job_plan(io, VEIL_JOB_READ, false);
-			veil_job_run(io, VEIL_IN_ENDIO, true);
-			return;
-		}
+	if (test_bit(VEIL_NO_READ_WQ, &vc->flags)) {
+		if (in_hardirq() || irqs_disabled())
+			veil_bh_defer(io, veil_read_inline);
+		else
+			veil_read_inline(io);
+		return;
+	}
+	if (in_task() && !irqs_disabled()) {
+		veil_read_start(io, VEIL_IN_ENDIO, true);
+		return;
 	}
 	INIT_WORK(&io->work, veil_read_work);
 	queue_work(vc->crypt_wq, &io->work);
@@ -268,6 +276,9 @@ int veil_io_init(struct dm_target *ti, struct veil_c *vc)
 	ret = veil_helpers_init(ti, vc);
 	if (ret)
 		return ret;
+	ret = veil_bh_init(ti, vc);
+	if (ret)
+		return ret;
 
 	/*
 	 * All three are on the writeback path, hence WQ_MEM_RECLAIM. The
@@ -299,6 +310,7 @@ int veil_io_init(struct dm_target *ti, struct veil_c *vc)
 void veil_io_exit(struct veil_c *vc)
 {
 	veil_helpers_exit(vc);
+	veil_bh_exit(vc);
 	if (vc->page_wait_wq)
 		destroy_workqueue(vc->page_wait_wq);
 	if (vc->helper_wq)

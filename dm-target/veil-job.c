@@ -184,7 +184,8 @@ bool veil_job_run_chunk(struct veil_io *io, struct veil_req *r,
 	/* In flight: the driver's callback may already have finished @io. */
 	if (ret == -EINPROGRESS)
 		return true;
-	if (ret == -EBUSY) {
+	/* Not taken (no backlog when atomic): again from the crypt queue. */
+	if (atomic && (ret == -EBUSY || ret == -ENOSPC)) {
 		veil_io_resume(io);
 		return true;
 	}

@@ -14,7 +14,8 @@
  *
  * The job's hold belongs to the device read: its completion sweeps the
  * ready chunks, runs what nobody claimed, and drops the hold. The XOR and
- * any decryption leave hard-IRQ context: there, the completion only queues
+ * any decryption leave hard-IRQ context: there, the completion hands the
+ * XOR to softirq (veil-bh.c) or, when chunks are left to decrypt, queues
  * the job's runner on the crypt queue.
  *
  * Keystream pages come from the page allocator without waiting, never from
@@ -132,6 +133,13 @@ void veil_ks_chunk_done(struct veil_io *io, unsigned int idx)
 	veil_job_put(io);
 }
 
+/* Softirq after a hard-IRQ completion: every chunk was claimed. */
+static void veil_ks_bh(struct veil_io *io)
+{
+	veil_ks_sweep(io);
+	veil_job_put(io);
+}
+
 static void veil_ks_runner_work(struct work_struct *work)
 {
 	struct veil_io *io = container_of(work, struct veil_io, work);
@@ -145,9 +153,10 @@ static void veil_ks_runner_work(struct work_struct *work)
  * @io: the job.
  * @status: the read's status.
  *
- * Called from the read's completion, in any context. Outside hard IRQ,
- * when every chunk is claimed, the ready ones are XORed here; otherwise the
- * job's runner is queued to do that and decrypt what nobody claimed.
+ * Called from the read's completion, in any context. When every chunk is
+ * claimed, the ready ones are XORed here, or in softirq right after a
+ * hard-IRQ completion (veil-bh.c); otherwise the job's runner is queued to
+ * do that and decrypt what nobody claimed.
  */
 void veil_ks_read_done(struct veil_io *io, blk_status_t status)
 {
@@ -169,9 +178,11 @@ void veil_ks_read_done(struct veil_io *io, blk_status_t status)
 	else
 		this_cpu_inc(vc->stats->ahead_miss);
 
-	if (!in_hardirq() && !irqs_disabled() && claimed) {
-		veil_ks_sweep(io);
-		veil_job_put(io);
+	if (claimed) {
+		if (in_hardirq() || irqs_disabled())
+			veil_bh_defer(io, veil_ks_bh);
+		else
+			veil_ks_bh(io);
 		return;
 	}
 	INIT_WORK(&io->work, veil_ks_runner_work);

@@ -7,9 +7,11 @@
 # build tree so vng serves the tree's modules to modprobe in the guest);
 # -k sets it too; VEIL_KVER picks which of Debian's kernels (kver.sh).
 # -w gives the guest a host directory to write; -o a directory the guest
-# may write to an overlay of, leaving the host's as it is.
+# may write to an overlay of, leaving the host's as it is; -a adds to the
+# kernel command line.
 #
-#   scripts/guest.sh [-k stock|debug] [-c cpus] [-m mem] [-w dir]... [-o dir]... [-q qemu-opts] -- command
+#   scripts/guest.sh [-k stock|debug] [-c cpus] [-m mem] [-w dir]... [-o dir]...
+#                    [-a kernel-args] [-q qemu-opts] -- command
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cpus=2 mem=2G qopts="" rw=()
@@ -20,6 +22,7 @@ while [ $# -gt 0 ]; do
 	-m) mem=$2; shift 2 ;;
 	-w) rw+=(--rwdir "$2"); shift 2 ;;
 	-o) rw+=(--overlay-rwdir "$2"); shift 2 ;;
+	-a) rw+=(--append "$2"); shift 2 ;;
 	-q) qopts=$2; shift 2 ;;
 	--) shift; break ;;
 	*) echo "guest.sh: unknown option $1" >&2; exit 2 ;;

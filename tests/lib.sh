@@ -153,7 +153,7 @@ fio_verify() {
 	fio --name="$1" --filename="$2" --direct=1 --ioengine=libaio \
 	    --rw=randrw --bsrange=4k-1m --iodepth="$4" --numjobs="$3" \
 	    --size=$((part * 3 / 4))M --offset_increment="${part}M" \
-	    --verify=crc32c --verify_backlog="$4" --verify_fatal=1 \
+	    --verify=crc32c --verify_backlog="$4" --verify_fatal=1 --verify_state_save=0 \
 	    --runtime="$5" --time_based=0 --group_reporting \
 	    --output="$WORK/fio.txt" || { cat "$WORK/fio.txt"; return 1; }
 	grep -E 'READ:|WRITE:|err=' "$WORK/fio.txt"
