@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # make deb: dm-veil-dkms and veilsetup, built with debhelper from a copy of
 # the committed tree (so nothing of build/ or a local build gets in), into
-# build/deb/. The version is debian/changelog's.
+# build/deb/ (DEB_OUT: elsewhere). The version is debian/changelog's.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-OUT=$TOP/build/deb
+OUT=${DEB_OUT:-$TOP/build/deb}
 die() { echo "build-deb: $*" >&2; exit 1; }
 
 for t in dpkg-buildpackage:dpkg-dev dh:debhelper dh_dkms:dh-dkms fakeroot:fakeroot; do

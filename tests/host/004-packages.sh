@@ -11,9 +11,9 @@ set -eu
 RESULTS=$1
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 rm -f "$RESULTS/packages.ok"
-"$TOP/scripts/build-deb.sh"
+DEB_OUT=$RESULTS/deb "$TOP/scripts/build-deb.sh"
 "$TOP/scripts/guest.sh" -o /etc -o /usr -o /var -w "$RESULTS" -- \
-	"bash $TOP/tests/host/package-guest.sh $RESULTS $TOP/build/deb > $RESULTS/packages.log 2>&1" \
+	"bash $TOP/tests/host/package-guest.sh $RESULTS $RESULTS/deb > $RESULTS/packages.log 2>&1" \
 	> "$RESULTS/packages-console.log" 2>&1 || true
 cat "$RESULTS/packages.log" 2>/dev/null || true
 [ -f "$RESULTS/packages.ok" ] || { echo "FAIL: the package guest did not finish"; tail -20 "$RESULTS/packages-console.log"; exit 1; }
