@@ -221,7 +221,9 @@ struct veil_helper {
  * @fanout_chunk: bytes per chunk when a bio is split over CPUs.
  * @ks_ahead_max: largest CTR read whose keystream is computed ahead.
  * @key: the volume key.
- * @key_lock: serialises key messages with status, which prints the key.
+ * @key_lock: serialises key messages with status, which prints the key,
+ *	and with suspend and resume.
+ * @running: resumed: I/O may run, key messages are refused.
  * @page_pool: reserve of ciphertext pages for writes.
  * @bs: bios that carry ciphertext to @dev.
  * @page_wait_lock: held by the one writer that may wait on @page_pool.
@@ -255,7 +257,8 @@ struct veil_c {
 	unsigned int ks_ahead_max;
 
 	struct veil_key key;
-	struct mutex key_lock;		/* key messages vs. status */
+	struct mutex key_lock;		/* key messages vs. status, resume */
+	bool running;
 
 	mempool_t page_pool;
 	struct bio_set bs;

@@ -84,10 +84,15 @@ static unsigned int veil_helpers_each(struct veil_c *vc, unsigned int max,
 				      bool (*fn)(struct veil_helper *h, int cpu))
 {
 	int this_cpu = raw_smp_processor_id(), cpu;
+	unsigned int n = 0, step = 0;
 	struct veil_helper *h;
-	unsigned int n = 0;
 
-	for (cpu = veil_next_cpu(this_cpu); others && n < max && cpu != this_cpu;
+	/*
+	 * Preemptible: this_cpu may go offline under the walk, which then
+	 * never meets it again; one round at most.
+	 */
+	for (cpu = veil_next_cpu(this_cpu);
+	     others && n < max && cpu != this_cpu && step++ < nr_cpu_ids;
 	     cpu = veil_next_cpu(cpu)) {
 		h = per_cpu_ptr(vc->helpers, cpu);
 		if (veil_cpu_usable(cpu) && fn(h, cpu))

@@ -163,7 +163,7 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	}
 	vc->tfm = tfm;
 	vc->iv_size = crypto_skcipher_ivsize(tfm);
-	/* CTR: the keystream depends on key and IV only, see veil-engine.c. */
+	/* CTR: the keystream depends on key and IV only (veil-keystream.c). */
 	if ((mode && !strcmp(mode, "ctr")) || strstarts(base, "ctr("))
 		set_bit(VEIL_CTR, &vc->flags);
 	if (vc->iv_size > VEIL_MAX_IV_SIZE ||

@@ -107,6 +107,8 @@ static int veil_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 
 	ti->num_flush_bios = 1;
+	/* Writes start dm's accounting when submitted (dm_submit_bio_remap). */
+	ti->accounts_remapped_io = true;
 	/* Swap-out needs pages from the reserve: bound how many bios take them. */
 	ti->limit_swap_bios = true;
 	return 0;
@@ -122,9 +124,10 @@ static int veil_map(struct dm_target *ti, struct bio *bio)
 
 	/*
 	 * Flushes, discards and empty bios (an empty REQ_FUA write) carry no
-	 * data to transform. dm core has no write of ours in flight when it
-	 * sends a flush; a discard is ordered against writes only by the
-	 * caller's own flushes.
+	 * data to transform. A flush covers the writes completed before it,
+	 * and a veil write completes only after its ciphertext did: passing
+	 * the flush on is enough. A discard is ordered against writes only by
+	 * the caller's own flushes.
 	 */
 	if (unlikely(bio->bi_opf & REQ_PREFLUSH ||
 		     bio_op(bio) == REQ_OP_DISCARD || !bio_sectors(bio))) {
@@ -204,42 +207,69 @@ static int veil_message(struct dm_target *ti, unsigned int argc, char **argv,
 	if (argc < 2 || strcasecmp(argv[0], "key"))
 		goto invalid;
 
-	if (!dm_suspended(ti)) {
+	if (!(argc == 3 && !strcasecmp(argv[1], "set")) &&
+	    !(argc == 2 && !strcasecmp(argv[1], "wipe")))
+		goto invalid;
+
+	mutex_lock(&vc->key_lock);
+	if (vc->running) {
+		mutex_unlock(&vc->key_lock);
 		DMWARN("key messages need a suspended device");
 		return -EINVAL;
 	}
-
-	if (argc == 3 && !strcasecmp(argv[1], "set")) {
-		mutex_lock(&vc->key_lock);
+	if (argc == 3) {
 		ret = veil_key_set(vc, argv[2], &error);
-		mutex_unlock(&vc->key_lock);
 		if (ret)
 			DMWARN("key set: %s", error);
-		return ret;
-	}
-	if (argc == 2 && !strcasecmp(argv[1], "wipe")) {
-		mutex_lock(&vc->key_lock);
+	} else {
 		ret = veil_key_wipe(vc);
-		mutex_unlock(&vc->key_lock);
 		if (ret)
 			DMERR("key wipe: cipher refused the random key (%d)",
 			      ret);
-		return ret;
 	}
+	mutex_unlock(&vc->key_lock);
+	return ret;
 invalid:
 	DMWARN("unrecognised message received");
 	return -EINVAL;
 }
 
-static int veil_preresume(struct dm_target *ti)
+/*
+ * @running is true from resume to the end of the next suspend, when I/O
+ * may run: key messages, which take key_lock, are refused then. A message
+ * that got the lock first finishes before resume lets I/O in.
+ */
+static void veil_postsuspend(struct dm_target *ti)
 {
 	struct veil_c *vc = ti->private;
 
-	if (!vc->key.valid) {
+	mutex_lock(&vc->key_lock);
+	vc->running = false;
+	mutex_unlock(&vc->key_lock);
+}
+
+static int veil_preresume(struct dm_target *ti)
+{
+	struct veil_c *vc = ti->private;
+	bool valid;
+
+	mutex_lock(&vc->key_lock);
+	valid = vc->key.valid;
+	mutex_unlock(&vc->key_lock);
+	if (!valid) {
 		DMERR("aborting resume: no key is set");
 		return -EAGAIN;
 	}
 	return 0;
+}
+
+static void veil_resume(struct dm_target *ti)
+{
+	struct veil_c *vc = ti->private;
+
+	mutex_lock(&vc->key_lock);
+	vc->running = true;
+	mutex_unlock(&vc->key_lock);
 }
 
 static int veil_iterate_devices(struct dm_target *ti,
@@ -274,7 +304,9 @@ static struct target_type veil_target = {
 	.map = veil_map,
 	.status = veil_status,
 	.message = veil_message,
+	.postsuspend = veil_postsuspend,
 	.preresume = veil_preresume,
+	.resume = veil_resume,
 	.iterate_devices = veil_iterate_devices,
 	.io_hints = veil_io_hints,
 };

@@ -32,5 +32,10 @@ for spec in "aes-xts-plain64 $(randhex 64)" "aes-ctr-plain64 $(randhex 32)"; do
 	touch "$WORK/stop"
 	wait "$churner"
 	dmsetup status vt
+	# dm's accounting: every bio that started ended (iostat's busy time).
+	dm=$(basename "$(readlink -f /dev/mapper/vt)")
+	[ "$(tr -s ' ' < /sys/block/$dm/inflight)" = " 0 0" ] ||
+		[ "$(tr -s ' ' < /sys/block/$dm/inflight | xargs)" = "0 0" ] ||
+		fail "in flight after fio: $(cat /sys/block/$dm/inflight)"
 	dm_remove vt
 done
