@@ -135,7 +135,7 @@ test: deps
 	$(MAKE) all
 	scripts/build-cramfs.sh
 	scripts/build-test-modules.sh
-	tests/run $(T)
+	tests/run '$(T)'
 
 demo: deps
 	$(MAKE) all

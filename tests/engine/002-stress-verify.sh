@@ -34,8 +34,7 @@ for spec in "aes-xts-plain64 $(randhex 64)" "aes-ctr-plain64 $(randhex 32)"; do
 	dmsetup status vt
 	# dm's accounting: every bio that started ended (iostat's busy time).
 	dm=$(basename "$(readlink -f /dev/mapper/vt)")
-	[ "$(tr -s ' ' < /sys/block/$dm/inflight)" = " 0 0" ] ||
-		[ "$(tr -s ' ' < /sys/block/$dm/inflight | xargs)" = "0 0" ] ||
-		fail "in flight after fio: $(cat /sys/block/$dm/inflight)"
+	read -r inr inw < "/sys/block/$dm/inflight"
+	[ "$inr $inw" = "0 0" ] || fail "dm counts $inr reads, $inw writes in flight after fio"
 	dm_remove vt
 done
