@@ -65,12 +65,13 @@ module: check-build-deps
 	$(MAKE) -C $(OBJ) KDIR=$(KDIR)
 	install -D -m 0644 $(OBJ)/dm-veil.ko build/modules/$(REL)/dm-veil.ko
 
-# The running kernel's release, or KVER's; its headers from /lib/modules.
-INSTALL_REL = $(if $(KVER_GIVEN),$(REL),$(shell uname -r))
+# The running kernel's release, or KVER's (a series resolved as for the
+# guest, else taken as a release); its headers from /lib/modules.
+INSTALL_REL = $(if $(KVER_GIVEN),$(or $(REL),$(KVER)),$(shell uname -r))
 INSTALL_KDIR = /lib/modules/$(INSTALL_REL)/build
 
 install: veilsetup
-	@scripts/check-kernel.sh $(INSTALL_REL) $(INSTALL_KDIR)
+	@scripts/check-kernel.sh "$(INSTALL_REL)" "$(INSTALL_KDIR)"
 	$(call copy-src,build/obj/$(INSTALL_REL))
 	$(MAKE) -C build/obj/$(INSTALL_REL) KDIR=$(INSTALL_KDIR)
 	install -D -m 0644 build/obj/$(INSTALL_REL)/dm-veil.ko $(DESTDIR)/lib/modules/$(INSTALL_REL)/extra/dm-veil.ko
@@ -115,10 +116,8 @@ debug-kernel:
 
 # Say what is missing rather than fail deep inside kbuild.
 check-build-deps: kernel check-userspace-deps
-	@scripts/kver.sh >/dev/null || { \
-		[ "$(KERNEL)" = debug ] || echo "make deps installs Debian's 6.1 and 6.12 kernels and headers."; \
-		exit 1; }
-	@scripts/check-kernel.sh $(REL) $(KDIR)
+	@scripts/kver.sh >/dev/null
+	@scripts/check-kernel.sh "$(REL)" "$(KDIR)"
 
 check-userspace-deps:
 	@for h in libcryptsetup.h libdevmapper.h; do \
