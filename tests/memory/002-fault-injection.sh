@@ -33,6 +33,8 @@ inject() {
 	echo -1 > $d/times
 	echo 0 > $d/space
 	echo 0 > $d/verbose
+	# fail_page_alloc leaves order-0 pages alone unless told (min-order 1).
+	[ ! -e $d/min-order ] || echo 0 > $d/min-order
 	echo "$4" > $d/task-filter
 	if [ "$3" = Y ]; then echo N > $d/ignore-gfp-wait; else echo Y > $d/ignore-gfp-wait; fi
 }
