@@ -162,11 +162,10 @@ static void veil_read_work(struct work_struct *work)
 			VEIL_IN_QUEUE, false);
 }
 
-/* no_read_workqueue: the whole read here, without helpers. */
-static void veil_read_inline(struct veil_io *io)
+/* Softirq after a hard-IRQ completion (no_read_workqueue). */
+static void veil_read_bh(struct veil_io *io)
 {
-	veil_job_plan(io, VEIL_JOB_READ, false);
-	veil_job_run(io, VEIL_IN_ENDIO, true);
+	veil_read_start(io, VEIL_IN_ENDIO, true);
 }
 
 static void veil_read_end_io(struct bio *bio)
@@ -187,14 +186,13 @@ static void veil_read_end_io(struct bio *bio)
 	 * interrupts off: completions from the idle task. dm-crypt's rules.
 	 * The completion may hold locks: it never sleeps (atomic).
 	 */
-	if (test_bit(VEIL_NO_READ_WQ, &vc->flags)) {
-		if (in_hardirq() || irqs_disabled())
-			veil_bh_defer(io, veil_read_inline);
-		else
-			veil_read_inline(io);
-		return;
-	}
-	if (in_task() && !irqs_disabled()) {
+	if (in_hardirq() || irqs_disabled()) {
+		if (test_bit(VEIL_NO_READ_WQ, &vc->flags)) {
+			veil_bh_defer(io, veil_read_bh);
+			return;
+		}
+	} else if (in_task() || test_bit(VEIL_NO_READ_WQ, &vc->flags)) {
+		/* Helpers only where fan-out is allowed (not no_read_wq). */
 		veil_read_start(io, VEIL_IN_ENDIO, true);
 		return;
 	}
