@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Status counters: bytes and requests match the I/O done, large requests
 # fan out over more than one CPU, CTR reads count keystream hits and
-# misses, and "stats reset" zeroes everything.
+# misses (their keystream counts as decryption), and "stats reset" zeroes
+# everything.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires module loop
@@ -56,6 +57,11 @@ dmsetup status vt
 hit=$(field vt keystream_hit) miss=$(field vt keystream_miss) skip=$(field vt keystream_skip)
 [ $((hit + miss + skip)) = 100 ] || fail "keystream hit $hit + miss $miss + skip $skip != 100 reads"
 [ $((hit + miss)) -gt 0 ] || fail "keystream-ahead never used"
+# Keystream serves reads: it counts as decryption, reads encrypt nothing.
+[ "$(field vt bytes_decrypted)" = $((100 << 16)) ] ||
+	fail "CTR reads: bytes_decrypted=$(field vt bytes_decrypted), want $((100 << 16))"
+[ "$(field vt bytes_encrypted)" = 0 ] ||
+	fail "CTR reads: bytes_encrypted=$(field vt bytes_encrypted), want 0 (keystream counted as writes)"
 dm_remove vt
 
 # Turned off, it is not used.
