@@ -103,7 +103,7 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 	struct veil_c *vc = io->vc;
 	unsigned int off = idx * io->chunk_bytes, pos = *done;
 	unsigned int len = veil_chunk_len(io, idx);
-	enum veil_dir dir = kind == VEIL_JOB_READ ? VEIL_DECRYPT : VEIL_ENCRYPT;
+	enum veil_dir dir = kind == VEIL_JOB_WRITE ? VEIL_ENCRYPT : VEIL_DECRYPT;
 	sector_t sector = io->sector + ((off + pos) >> SECTOR_SHIFT);
 	struct bvec_iter iter = io->iter;
 	unsigned int start = pos;

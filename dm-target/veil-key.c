@@ -237,8 +237,8 @@ static char veil_hex_digit(u8 nibble)
  *
  * Prints ":<size>:<type>:<description>" for a keyring key and the hex
  * digits otherwise (zeros after a wipe, as dm-crypt does), made without
- * table lookups so that the time taken does not depend on the key. The
- * caller holds vc->key_lock.
+ * table lookups so that the time taken does not depend on the key; as many
+ * as fit in a short buffer. The caller holds vc->key_lock.
  *
  * Return: the number of characters written.
  */
@@ -251,12 +251,15 @@ unsigned int veil_key_emit(const struct veil_key *key, char *result,
 		DMEMIT(":%u:%s", key->size, key->ref);
 		return sz;
 	}
-	if (!key->bytes || maxlen - sz <= 2 * key->size)
+	if (!key->bytes || !maxlen)
 		return sz;
-	for (i = 0; i < key->size; i++) {
-		result[sz++] = veil_hex_digit(key->bytes[i] >> 4);
-		result[sz++] = veil_hex_digit(key->bytes[i] & 0xf);
-	}
+	/*
+	 * A short buffer gets the digits that fit, as DMEMIT would: a full
+	 * buffer makes device-mapper ask again with a larger one.
+	 */
+	for (i = 0; i < 2 * key->size && sz + 1 < maxlen; i++)
+		result[sz++] = veil_hex_digit(i & 1 ? key->bytes[i / 2] & 0xf :
+						     key->bytes[i / 2] >> 4);
 	result[sz] = '\0';
 	return sz;
 }
