@@ -124,8 +124,12 @@ static struct bio *veil_pages_fill(struct veil_io *io, unsigned int nr,
 	struct page *page;
 	struct bio *bio;
 
-	bio = bio_alloc_bioset(vc->dev->bdev, nr, io->base->bi_opf, gfp,
-			       &vc->bs);
+	/*
+	 * Not polled: device-mapper polls only the clone it gave the target,
+	 * and nobody would poll this bio for its completion.
+	 */
+	bio = bio_alloc_bioset(vc->dev->bdev, nr,
+			       io->base->bi_opf & ~REQ_POLLED, gfp, &vc->bs);
 	if (!bio) {
 		veil_pages_unreserve(vc, nr);
 		return NULL;
