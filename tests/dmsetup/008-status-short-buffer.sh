@@ -20,7 +20,7 @@ at_exit "keyctl purge logon veiltest:status"
 for key in "$(randhex 64)" ":64:logon:veiltest:status"; do
 	for opts in "" " 2 sector_size:4096 no_read_workqueue"; do
 		dm_create vt "0 16384 veil aes-xts-plain64 $key 0 $LOOP 0$opts
-16384 16384 veil aes-xts-plain64 $key 7 $LOOP 16384$opts"
+16384 16384 veil aes-xts-plain64 $key 8 $LOOP 16384$opts"
 		for what in table status; do
 			"$WORK/status-buffer" $what vt ||
 				fail "$what, key ${key:0:12}..., options '$opts': short buffer not flagged full"
