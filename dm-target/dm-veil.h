@@ -228,6 +228,7 @@ struct veil_helper {
  * @bs: bios that carry ciphertext to @dev.
  * @page_wait_lock: held by the one writer that may wait on @page_pool.
  * @pages_in_flight: ciphertext and keystream pages held by this target.
+ * @page_waiters: writers waiting for pages; others take none meanwhile.
  * @pages_max: cap on @pages_in_flight beyond which writes wait.
  * @pages_freed: woken when pages are given back.
  * @jobs_lock: protects @jobs and the claims of listed jobs.
@@ -264,6 +265,7 @@ struct veil_c {
 	struct bio_set bs;
 	struct mutex page_wait_lock;	/* the one writer that may wait */
 	atomic_t pages_in_flight;
+	atomic_t page_waiters;
 	unsigned int pages_max;
 	wait_queue_head_t pages_freed;
 

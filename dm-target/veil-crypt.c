@@ -147,7 +147,7 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 			break;
 		}
 		/* Not queued: the resumed chunk does this sector again. */
-		if (ret == -EBUSY || ret == -ENOSPC)
+		if (atomic && (ret == -EBUSY || ret == -ENOSPC))
 			io->resume_off = pos;
 		if (ret)
 			break;

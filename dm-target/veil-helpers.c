@@ -175,9 +175,12 @@ static void veil_helper_work(struct work_struct *work)
 
 	atomic_set(&h->state, VEIL_HELPER_RUNNING);
 	for (;;) {
-		while ((io = veil_job_claim_listed(vc, &idx)))
+		while ((io = veil_job_claim_listed(vc, &idx))) {
 			veil_job_run_chunk(io, h->req, idx, 0, VEIL_IN_HELPER,
 					   false);
+			/* Jobs may keep coming: let others run between chunks. */
+			cond_resched();
+		}
 		atomic_set(&h->state, VEIL_HELPER_IDLE);
 		/* Idle before the list is read; pairs with veil_helpers_offer(). */
 		smp_mb();

@@ -212,6 +212,8 @@ void veil_job_run(struct veil_io *io, enum veil_where where, bool atomic)
 	while (veil_job_claim(io, &idx)) {
 		if (veil_job_run_chunk(io, &io->req, idx, 0, where, atomic))
 			return;
+		if (!atomic)
+			cond_resched();
 	}
 	veil_job_put(io);
 }

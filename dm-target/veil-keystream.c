@@ -51,7 +51,8 @@ void veil_ks_free(struct veil_io *io)
 static bool veil_ks_alloc(struct veil_io *io)
 {
 	unsigned int i, nr = DIV_ROUND_UP(io->iter.bi_size, PAGE_SIZE);
-	const gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
+	/* Optional pages: never from the emergency reserves. */
+	const gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC;
 
 	if (!veil_pages_reserve(io->vc, nr))
 		return false;

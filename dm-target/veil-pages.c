@@ -10,6 +10,10 @@
  *   each hold part of the reserve while waiting for the rest. The waiter
  *   waits only for writes already submitted to the device: it needs no
  *   work of any veil queue to run.
+ * - While a writer waits, nothing takes pages without waiting: later
+ *   writes queue behind it, in order, and keystream goes without. A
+ *   reservation over the cap never touches the count, so a waiter woken
+ *   by a completion sees only pages really in flight.
  * - The mempool holds one full bio's worth (BIO_MAX_VECS pages), so the
  *   one waiter always gets its pages once earlier writes complete.
  * - Pages in flight per target (ciphertext and keystream) are capped at
@@ -40,6 +44,7 @@ int veil_pages_init(struct dm_target *ti, struct veil_c *vc)
 	mutex_init(&vc->page_wait_lock);
 	init_waitqueue_head(&vc->pages_freed);
 	atomic_set(&vc->pages_in_flight, 0);
+	atomic_set(&vc->page_waiters, 0);
 	vc->pages_max = max_t(unsigned long,
 			      totalram_pages() * VEIL_PAGES_PERCENT / 100,
 			      2 * BIO_MAX_VECS);
@@ -68,22 +73,34 @@ void veil_pages_exit(struct veil_c *vc)
 	mutex_destroy(&vc->page_wait_lock);
 }
 
+/* Count @nr pages if that stays under the cap or nothing is in flight. */
+static bool veil_pages_count(struct veil_c *vc, unsigned int nr)
+{
+	int cur = atomic_read(&vc->pages_in_flight);
+
+	/* Never counted unless taken: a waiter's check sees only real pages. */
+	do {
+		if (cur && cur + nr > vc->pages_max)
+			return false;
+	} while (!atomic_try_cmpxchg(&vc->pages_in_flight, &cur, cur + nr));
+	return true;
+}
+
 /**
- * veil_pages_reserve() - count @nr pages against the cap, if under it
+ * veil_pages_reserve() - count @nr pages against the cap, without waiting
  * @vc: the target.
  * @nr: pages about to be taken.
+ *
+ * Fails while a writer waits for pages, so that later writes and keystream
+ * cannot keep taking what the waiter needs.
  *
  * Return: true if counted; false, counting nothing, if over the cap.
  */
 bool veil_pages_reserve(struct veil_c *vc, unsigned int nr)
 {
-	unsigned int total = atomic_add_return(nr, &vc->pages_in_flight);
-
-	if (total <= vc->pages_max || total == nr)
-		return true;
-	/* Nobody waits for pages that were never taken: no wake-up. */
-	atomic_sub(nr, &vc->pages_in_flight);
-	return false;
+	if (atomic_read(&vc->page_waiters))
+		return false;
+	return veil_pages_count(vc, nr);
 }
 
 /**
@@ -168,9 +185,11 @@ struct bio *veil_pages_alloc(struct veil_io *io, bool may_wait)
 	}
 
 	this_cpu_inc(vc->stats->page_waits);
+	atomic_inc(&vc->page_waiters);
 	mutex_lock(&vc->page_wait_lock);
-	wait_event(vc->pages_freed, veil_pages_reserve(vc, nr));
+	wait_event(vc->pages_freed, veil_pages_count(vc, nr));
 	bio = veil_pages_fill(io, nr, GFP_NOIO);
 	mutex_unlock(&vc->page_wait_lock);
+	atomic_dec(&vc->page_waiters);
 	return bio;
 }

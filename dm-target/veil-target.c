@@ -235,9 +235,13 @@ invalid:
 }
 
 /*
- * @running is true from resume to the end of the next suspend, when I/O
- * may run: key messages, which take key_lock, are refused then. A message
- * that got the lock first finishes before resume lets I/O in.
+ * @running is true from preresume to the end of the next suspend, when I/O
+ * may run: key messages, which take key_lock, are refused then. The key
+ * is checked and @running set under one hold of key_lock, so no message
+ * can change the key between the check and the I/O that resume lets in.
+ * A message that got the lock first finishes before that. (If another
+ * target of the table then refuses to resume, key messages stay refused
+ * until the device has been resumed and suspended again.)
  */
 static void veil_postsuspend(struct dm_target *ti)
 {
@@ -251,25 +255,17 @@ static void veil_postsuspend(struct dm_target *ti)
 static int veil_preresume(struct dm_target *ti)
 {
 	struct veil_c *vc = ti->private;
-	bool valid;
+	int ret = 0;
 
 	mutex_lock(&vc->key_lock);
-	valid = vc->key.valid;
+	if (vc->key.valid)
+		vc->running = true;
+	else
+		ret = -EAGAIN;
 	mutex_unlock(&vc->key_lock);
-	if (!valid) {
+	if (ret)
 		DMERR("aborting resume: no key is set");
-		return -EAGAIN;
-	}
-	return 0;
-}
-
-static void veil_resume(struct dm_target *ti)
-{
-	struct veil_c *vc = ti->private;
-
-	mutex_lock(&vc->key_lock);
-	vc->running = true;
-	mutex_unlock(&vc->key_lock);
+	return ret;
 }
 
 static int veil_iterate_devices(struct dm_target *ti,
@@ -306,7 +302,6 @@ static struct target_type veil_target = {
 	.message = veil_message,
 	.postsuspend = veil_postsuspend,
 	.preresume = veil_preresume,
-	.resume = veil_resume,
 	.iterate_devices = veil_iterate_devices,
 	.io_hints = veil_io_hints,
 };
