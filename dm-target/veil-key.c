@@ -178,7 +178,7 @@ int veil_key_set(struct veil_c *vc, char *str, char **error)
 		goto fail;
 	}
 
-	vc->key.valid = false;
+	WRITE_ONCE(vc->key.valid, false);
 	ret = crypto_skcipher_setkey(vc->tfm, key.bytes, key.size);
 	if (ret) {
 		*error = "Key size not supported by cipher";
@@ -187,7 +187,7 @@ int veil_key_set(struct veil_c *vc, char *str, char **error)
 
 	veil_key_free(&vc->key);
 	vc->key = key;
-	vc->key.valid = true;
+	WRITE_ONCE(vc->key.valid, true);
 	return 0;
 fail:
 	veil_key_free(&key);
@@ -211,7 +211,7 @@ int veil_key_wipe(struct veil_c *vc)
 	struct veil_key *key = &vc->key;
 	int ret;
 
-	key->valid = false;
+	WRITE_ONCE(key->valid, false);
 	kfree(key->ref);
 	key->ref = NULL;
 	if (!key->bytes)

@@ -137,6 +137,10 @@ static int veil_map(struct dm_target *ti, struct bio *bio)
 		return DM_MAPIO_REMAPPED;
 	}
 
+	/* A key wiped as the device resumed: errors, not a random key. */
+	if (unlikely(!READ_ONCE(vc->key.valid)))
+		return DM_MAPIO_KILL;
+
 	/* A write's ciphertext must fit in one bio of pool pages. */
 	if (bio_data_dir(bio) == WRITE &&
 	    bio->bi_iter.bi_size > (BIO_MAX_VECS << PAGE_SHIFT))
@@ -235,13 +239,13 @@ invalid:
 }
 
 /*
- * @running is true from preresume to the end of the next suspend, when I/O
- * may run: key messages, which take key_lock, are refused then. The key
- * is checked and @running set under one hold of key_lock, so no message
- * can change the key between the check and the I/O that resume lets in.
- * A message that got the lock first finishes before that. (If another
- * target of the table then refuses to resume, key messages stay refused
- * until the device has been resumed and suspended again.)
+ * @running is true from resume to the end of the next suspend, when I/O
+ * may run: key messages, which take key_lock, are refused then. A message
+ * that got the lock first finishes before resume lets I/O in. One that
+ * lands between preresume's key check and resume (dm takes no lock of
+ * ours between them) can only leave the key set or wiped: veil_map()
+ * fails data bios while there is no valid key, so a wipe there gives
+ * I/O errors, never data under a random key.
  */
 static void veil_postsuspend(struct dm_target *ti)
 {
@@ -255,17 +259,25 @@ static void veil_postsuspend(struct dm_target *ti)
 static int veil_preresume(struct dm_target *ti)
 {
 	struct veil_c *vc = ti->private;
-	int ret = 0;
+	bool valid;
 
 	mutex_lock(&vc->key_lock);
-	if (vc->key.valid)
-		vc->running = true;
-	else
-		ret = -EAGAIN;
+	valid = vc->key.valid;
 	mutex_unlock(&vc->key_lock);
-	if (ret)
+	if (!valid) {
 		DMERR("aborting resume: no key is set");
-	return ret;
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+static void veil_resume(struct dm_target *ti)
+{
+	struct veil_c *vc = ti->private;
+
+	mutex_lock(&vc->key_lock);
+	vc->running = true;
+	mutex_unlock(&vc->key_lock);
 }
 
 static int veil_iterate_devices(struct dm_target *ti,
@@ -302,6 +314,7 @@ static struct target_type veil_target = {
 	.message = veil_message,
 	.postsuspend = veil_postsuspend,
 	.preresume = veil_preresume,
+	.resume = veil_resume,
 	.iterate_devices = veil_iterate_devices,
 	.io_hints = veil_io_hints,
 };
