@@ -52,7 +52,8 @@ $VS close vp
 echo "$PASS" | $VS open "$LOOP" vp || fail "reopen"
 cmp "$WORK/data" <(dd if=/dev/mapper/vp bs=1M count=4 iflag=direct status=none) ||
 	fail "data read back after reopen differs"
-$VS status vp | grep -q 'veil' || fail "veilsetup status: $($VS status vp)"
+st=$($VS status vp) || fail "veilsetup status failed"
+[[ "$st" == *"type:    LUKS2"* ]] || fail "veilsetup status: $st"
 $VS close vp
 no_plaintext "$LOOP"
 
