@@ -8,7 +8,8 @@
 # -k sets it too; VEIL_KVER picks which of Debian's kernels (kver.sh).
 # -w gives the guest a host directory to write; -o a directory the guest
 # may write to an overlay of, leaving the host's as it is; -a adds to the
-# kernel command line.
+# kernel command line. VEIL_GUEST_VERBOSE=1 shows the guest's console
+# (kernel messages as they come, a panic's last words).
 #
 #   scripts/guest.sh [-k stock|debug] [-c cpus] [-m mem] [-w dir]... [-o dir]...
 #                    [-a kernel-args] [-q qemu-opts] -- command
@@ -31,4 +32,5 @@ done
 boot=$("$here/kver.sh" boot) || exit 1
 args=(--disable-kvm --run "$boot" --cpus "$cpus" --memory "$mem" "${rw[@]}")
 [ -n "$qopts" ] && args+=(--qemu-opts="$qopts")
+[ "${VEIL_GUEST_VERBOSE:-0}" = 1 ] && args+=(--verbose)
 exec "$here/vng.sh" "${args[@]}" --exec "$*"

@@ -30,18 +30,22 @@ marked=$(cat /sys/kernel/slab/bio-*/failslab /sys/kernel/slab/biovec-*/failslab 
 kmsg_allow 'FAULT_INJECTION' 'page allocation failure' 'Call Trace:' 'Buffer I/O error' \
 	'I/O error' 'blk_update_request' 'fail_page_alloc' 'failslab' 'veil: .*' 'warn_alloc'
 
-# inject KIND PROBABILITY GFP_WAIT_TOO TASK_FILTER / inject_off KIND
+# inject KIND PROBABILITY GFP_WAIT_TOO TASK_FILTER [CACHE_FILTER [TIMES]]
+# The probability is written last: until the filters are in place, a
+# nonzero probability would fail every allocation of every task.
 inject() {
 	local d=$DBG/$1
-	echo "$2" > $d/probability
+	echo 0 > $d/probability
 	echo 1 > $d/interval
-	echo -1 > $d/times
+	echo "${6:--1}" > $d/times
 	echo 0 > $d/space
 	echo 0 > $d/verbose
 	# fail_page_alloc leaves order-0 pages alone unless told (min-order 1).
 	[ ! -e $d/min-order ] || echo 0 > $d/min-order
+	[ ! -e $d/cache-filter ] || echo "${5:-N}" > $d/cache-filter
 	echo "$4" > $d/task-filter
 	if [ "$3" = Y ]; then echo N > $d/ignore-gfp-wait; else echo Y > $d/ignore-gfp-wait; fi
+	echo "$2" > $d/probability
 }
 inject_off() { echo 0 > "$DBG/$1/probability"; [ ! -e "$DBG/$1/cache-filter" ] || echo N > "$DBG/$1/cache-filter"; }
 at_exit "inject_off fail_page_alloc; inject_off failslab"
@@ -74,9 +78,7 @@ for spec in "aes-xts-plain64 $(randhex 64)" "aes-ctr-plain64 $(randhex 32)"; do
 	#    too, for every task: dm's clones and veil's ciphertext bios come
 	#    from their bio_sets' reserves only. fio verifies with no error.
 	times=1000000000
-	inject failslab 100 Y N
-	echo Y > $DBG/failslab/cache-filter
-	echo $times > $DBG/failslab/times
+	inject failslab 100 Y N Y $times
 	fio --name=slab --filename=/dev/mapper/vt --direct=1 --ioengine=libaio \
 	    --rw=randrw --bsrange=4k-2m --iodepth=16 --numjobs=2 --size=16M \
 	    --offset_increment=24M --verify=crc32c --verify_fatal=1 \
