@@ -1,19 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# In the guest: fio over the raw device, dm-crypt and veil with the same
-# cipher and key, on a brd ramdisk and on a memory-backed null_blk with a
-# completion delay (a fast SSD). Writes fio JSON to RESULTS/json/.
+# In the guest: fio over the raw device, dm-crypt (its default table and
+# its best settings: no_read_workqueue,no_write_workqueue; on kernels that
+# have it, high_priority too) and veil with the same cipher and key, on a
+# brd ramdisk and on a memory-backed null_blk with a completion delay (a
+# fast SSD). ROUNDS rounds (3 by default), each running every workload
+# over every target one after the other, so that the targets interleave.
+# Writes fio JSON to RESULTS/json/<cpus>-<dev>-<target>-<workload>-r<n>.json.
 #
 #   guest-bench.sh RESULTS CPUS
 #
 # VEIL_KO names the module to load (default: the one make built for the
 # running kernel); BENCH_WORKLOADS, a regex, runs only the workloads whose
-# names match (all by default).
+# names match (all by default); BENCH_TARGETS, a regex, only those targets;
+# BENCH_ROUNDS, BENCH_RUNTIME (seconds per run, 4).
 set -eu
 RES=$1
 CPUS=$2
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-export RUNTIME=${BENCH_RUNTIME:-5}
+export RUNTIME=${BENCH_RUNTIME:-4}
+ROUNDS=${BENCH_ROUNDS:-3}
 SIZE_MB=256
 mkdir -p "$RES/json"
 log() { echo "bench[$CPUS cpu]: $*" | tee -a "$RES/bench.log"; }
@@ -42,50 +48,73 @@ map() {
 dd if=/dev/urandom of=/dev/ram0 bs=1M count=$SIZE_MB oflag=direct status=none
 dd if=/dev/urandom of=/dev/nullb0 bs=1M count=$SIZE_MB oflag=direct status=none
 
-# run DEVTAG TARGET DEV WORKLOAD RW BS QD JOBS
+# run ROUND DEVTAG TARGET DEV WORKLOAD RW BS QD JOBS
 run() {
-	local out="$RES/json/$CPUS-$1-$2-$4.json"
-	[[ "$4" =~ ${BENCH_WORKLOADS:-.} ]] || return 0
-	DEV=$3 RW=$5 BS=$6 QD=$7 JOBS=$8 SIZE=${SIZE_MB}M \
+	local out="$RES/json/$CPUS-$2-$3-$5-r$1.json"
+	[[ "$5" =~ ${BENCH_WORKLOADS:-.} ]] && [[ "$3" =~ ${BENCH_TARGETS:-.} ]] || return 0
+	DEV=$4 RW=$6 BS=$7 QD=$8 JOBS=$9 SIZE=${SIZE_MB}M \
 		fio --output-format=json --output="$out" "$TOP/bench/jobs/workload.fio"
-	log "$1 $2 $4 done"
 }
 
+# The issue-13 matrix: large requests at QD1 and QD8, small at QD1, one
+# submitter with 32 in flight, two jobs at QD32.
 workloads="seq-read-1m-qd1 read 1m 1 1
 seq-write-1m-qd1 write 1m 1 1
-seq-read-1m-qd8 read 1m 8 1
-seq-write-1m-qd8 write 1m 8 1
+seq-read-512k-qd1 read 512k 1 1
+seq-write-512k-qd1 write 512k 1 1
+rand-read-128k-qd1 randread 128k 1 1
 rand-read-4k-qd1 randread 4k 1 1
 rand-write-4k-qd1 randwrite 4k 1 1
+rand-read-4k-qd32-1job randread 4k 32 1
 rand-read-4k-qd32 randread 4k 32 2
-rand-write-4k-qd32 randwrite 4k 32 2"
+rand-write-4k-qd32 randwrite 4k 32 2
+seq-read-1m-qd8 read 1m 8 1
+seq-write-1m-qd8 write 1m 8 1"
+
+# dm-crypt's configurations: the default, its best settings for latency
+# (no_read_workqueue,no_write_workqueue, cryptsetup's --perf-* flags), and
+# high_priority where the kernel has it (6.10 on).
+# crypt_targets DEV PREFIX SPEC KEY: "name:/dev/mapper/..." words
+crypt_targets() {
+	map "$1" "$2-crypt" crypt "$3" "$4"
+	map "$1" "$2-nowq" crypt "$3" "$4" "2 no_read_workqueue no_write_workqueue"
+	echo "dm-crypt:/dev/mapper/$2-crypt dm-crypt-nowq:/dev/mapper/$2-nowq"
+	if map "$1" "$2-hipri" crypt "$3" "$4" "1 high_priority" 2> /dev/null; then
+		echo "dm-crypt-hipri:/dev/mapper/$2-hipri"
+	fi
+}
 
 # Ramdisk, aes-xts-plain64: the full matrix.
-map /dev/ram0 b-crypt crypt aes-xts-plain64 "$KEY64"
+brd_targets="raw:/dev/ram0 $(crypt_targets /dev/ram0 b aes-xts-plain64 "$KEY64")"
 map /dev/ram0 b-veil veil aes-xts-plain64 "$KEY64"
-while read -r wl rw bs qd jobs; do
-	for t in raw:/dev/ram0 dm-crypt:/dev/mapper/b-crypt veil:/dev/mapper/b-veil; do
-		run brd "${t%%:*}" "${t#*:}" "$wl" "$rw" "$bs" "$qd" "$jobs"
-	done
-done <<< "$workloads"
+brd_targets="$brd_targets veil:/dev/mapper/b-veil"
+log "brd targets: $brd_targets"
+for round in $(seq 1 "$ROUNDS"); do
+	while read -r wl rw bs qd jobs; do
+		for t in $brd_targets; do
+			run "$round" brd "${t%%:*}" "${t#*:}" "$wl" "$rw" "$bs" "$qd" "$jobs"
+		done
+	done <<< "$workloads"
+	log "brd round $round done"
+done
 dmsetup status b-veil >> "$RES/env-$CPUS.txt"
-dmsetup remove b-crypt
-dmsetup remove b-veil
+for d in $(dmsetup ls | awk '/^b-/ { print $1 }'); do dmsetup remove "$d"; done
 
-# Delayed null_blk, aes-ctr-plain64: 64 KiB random reads at QD1, where
-# keystream-ahead hides cipher time behind the device's latency; larger
-# reads, and keystream-ahead off and on for every size, for its size limit.
-map /dev/nullb0 n-crypt crypt aes-ctr-plain64 "$KEY32"
+# Delayed null_blk, aes-ctr-plain64: reads at QD1, where keystream-ahead
+# hides cipher time behind the device's latency (and without it).
+nb_targets="raw:/dev/nullb0 $(crypt_targets /dev/nullb0 n aes-ctr-plain64 "$KEY32")"
 map /dev/nullb0 n-veil veil aes-ctr-plain64 "$KEY32"
 map /dev/nullb0 n-noahead veil aes-ctr-plain64 "$KEY32" "1 no_keystream_ahead"
-map /dev/nullb0 n-ahead1m veil aes-ctr-plain64 "$KEY32" "1 keystream_ahead_max:1048576"
-for t in raw:/dev/nullb0 dm-crypt:/dev/mapper/n-crypt veil:/dev/mapper/n-veil \
-	 veil-no-ahead:/dev/mapper/n-noahead veil-ahead-1m:/dev/mapper/n-ahead1m; do
-	run nullblk "${t%%:*}" "${t#*:}" rand-read-64k-qd1 randread 64k 1 1
-	run nullblk "${t%%:*}" "${t#*:}" rand-read-256k-qd1 randread 256k 1 1
-	run nullblk "${t%%:*}" "${t#*:}" seq-read-1m-qd1 read 1m 1 1
+nb_targets="$nb_targets veil:/dev/mapper/n-veil veil-no-ahead:/dev/mapper/n-noahead"
+for round in $(seq 1 "$ROUNDS"); do
+	for t in $nb_targets; do
+		run "$round" nullblk "${t%%:*}" "${t#*:}" rand-read-64k-qd1 randread 64k 1 1
+		run "$round" nullblk "${t%%:*}" "${t#*:}" rand-read-256k-qd1 randread 256k 1 1
+		run "$round" nullblk "${t%%:*}" "${t#*:}" seq-read-1m-qd1 read 1m 1 1
+	done
+	log "null_blk round $round done"
 done
 dmsetup status n-veil >> "$RES/env-$CPUS.txt"
-for d in n-crypt n-veil n-noahead n-ahead1m; do dmsetup remove $d; done
+for d in $(dmsetup ls | awk '/^n-/ { print $1 }'); do dmsetup remove "$d"; done
 rmmod dm_veil
 log "finished"
