@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * veilsetup benchmark: raw cipher speed of the kernel's ciphers through
- * AF_ALG, memory only, the way cryptsetup benchmark reports it.
+ * veilsetup benchmark: PBKDF speed (libcryptsetup's own benchmark) and raw
+ * cipher speed of the kernel's ciphers through AF_ALG, memory only, the way
+ * cryptsetup benchmark reports them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/if_alg.h>
+#include <libcryptsetup.h>
 
 #include "veilsetup.h"
 
@@ -87,11 +89,13 @@ static double run_op(int op, int encrypt, unsigned int ivlen, int ms,
 static int bench_one(const struct bench_row *row, int ms, double *enc, double *dec)
 {
 	struct sockaddr_alg sa = { .salg_family = AF_ALG, .salg_type = "skcipher" };
-	unsigned char key[64], *buf;
+	unsigned char key[VS_MAX_KEY], *buf;
 	int tfm, op = -1, r = 0;
 	unsigned int ivlen = strcmp(row->cipher, "blowfish") ? 16 : 8;
 
 	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s(%s)", row->mode, row->cipher);
+	if (row->bits < 8 || row->bits / 8 > (int)sizeof(key))
+		return -EINVAL;
 	tfm = socket(AF_ALG, SOCK_SEQPACKET, 0);
 	if (tfm < 0)
 		return -errno;
@@ -116,8 +120,63 @@ out:
 	return r;
 }
 
+/* One PBKDF row, as cryptsetup prints it; time: --iter-time or 1 s. */
+static int bench_pbkdf(const char *type, const char *hash, int json, int *n)
+{
+	struct crypt_pbkdf_type pbkdf = { .type = type, .hash = hash,
+					  .time_ms = opt.iter_time ?: 1000 };
+	int r;
+
+	if (strcmp(type, CRYPT_KDF_PBKDF2)) {
+		pbkdf.max_memory_kb = opt.pbkdf_memory ?: 1048576;
+		pbkdf.parallel_threads = opt.pbkdf_parallel ?: 4;
+	}
+	r = crypt_benchmark_pbkdf(NULL, &pbkdf, "foobarfo", 8,
+				  "0123456789abcdef0123456789abcdef", 32, 32, NULL, NULL);
+	if (r < 0) {
+		fprintf(stderr, "PBKDF %s%s%s is not available.\n", type,
+			hash ? "-" : "", hash ?: "");
+		return r;
+	}
+	if (json)
+		printf("%s\n {\"pbkdf\": \"%s\", \"hash\": \"%s\", \"iterations\": %u, "
+		       "\"memory_kb\": %u, \"parallel\": %u, \"time_ms\": %u}",
+		       *n ? "," : "", type, hash ?: "", pbkdf.iterations,
+		       pbkdf.max_memory_kb, pbkdf.parallel_threads, pbkdf.time_ms);
+	else if (hash)
+		printf("%s-%-9s %10u iterations per second for 256-bit key\n", "PBKDF2",
+		       hash, pbkdf.iterations * 1000 / pbkdf.time_ms);
+	else
+		printf("%-16s %4u iterations, %7u memory, %u parallel threads (CPUs) for "
+		       "256-bit key (requested %u ms time)\n", type, pbkdf.iterations,
+		       pbkdf.max_memory_kb, pbkdf.parallel_threads, pbkdf.time_ms);
+	(*n)++;
+	return 0;
+}
+
+/* PBKDF rows: all of cryptsetup's, or --pbkdf's (with --hash for pbkdf2). */
+static int bench_pbkdfs(int json, int *n)
+{
+	static const char *const hashes[] = { "sha1", "sha256", "sha512" };
+	int failed = 0;
+	size_t i;
+
+	if (!opt.pbkdf || !strcmp(opt.pbkdf, CRYPT_KDF_PBKDF2)) {
+		for (i = 0; i < sizeof(hashes) / sizeof(hashes[0]); i++)
+			if (!opt.hash || !strcmp(opt.hash, hashes[i]))
+				failed |= bench_pbkdf(CRYPT_KDF_PBKDF2, hashes[i], json, n);
+		if (opt.hash && !failed && !*n)
+			failed |= bench_pbkdf(CRYPT_KDF_PBKDF2, opt.hash, json, n);
+	}
+	if (!opt.pbkdf || !strcmp(opt.pbkdf, CRYPT_KDF_ARGON2I))
+		failed |= bench_pbkdf(CRYPT_KDF_ARGON2I, NULL, json, n);
+	if (!opt.pbkdf || !strcmp(opt.pbkdf, CRYPT_KDF_ARGON2ID))
+		failed |= bench_pbkdf(CRYPT_KDF_ARGON2ID, NULL, json, n);
+	return failed;
+}
+
 /*
- * Print cipher speeds: every row of the table, or those matching @spec
+ * Print PBKDF speeds (unless a cipher is asked for) and cipher speeds: every row of the table, or those matching @spec
  * ("aes", "aes-xts", "aes-xts-plain64") and @key_bits (0 = any).
  */
 int vs_benchmark(const char *spec, int key_bits, int json)
@@ -134,8 +193,14 @@ int vs_benchmark(const char *spec, int key_bits, int json)
 	if (json)
 		printf("[");
 	else
-		printf("# Tests are approximate using memory only (no storage IO).\n"
-		       "#%14s | %9s | %15s | %15s\n", "Algorithm", "Key", "Encryption", "Decryption");
+		printf("# Tests are approximate using memory only (no storage IO).\n");
+	if (!spec && bench_pbkdfs(json, &n))
+		failed++;
+	if (opt.pbkdf && !spec)
+		goto out;
+	if (!json)
+		printf("#%14s | %9s | %15s | %15s\n", "Algorithm", "Key", "Encryption",
+		       "Decryption");
 
 	for (i = 0; i <= ARRAY_LEN; i++) {
 		const struct bench_row *row = &rows[i < ARRAY_LEN ? i : 0];
@@ -170,6 +235,7 @@ int vs_benchmark(const char *spec, int key_bits, int json)
 			       row->bits, enc, dec);
 		n++;
 	}
+out:
 	if (json)
 		printf("\n]\n");
 	if (!n) {
