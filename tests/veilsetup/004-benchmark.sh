@@ -4,7 +4,6 @@
 # figures, table and JSON, and a filtered run.
 . "$(dirname "$0")/../lib.sh"
 requires root
-export VEILSETUP_BENCH_MS=20
 
 # PBKDF rows first, as cryptsetup's (short and small: -i, --pbkdf-memory).
 "$VS" benchmark -i 100 --pbkdf-memory 65536 | tee "$WORK/table"
