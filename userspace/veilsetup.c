@@ -242,7 +242,6 @@ static int exit_code(int r)
 	case -ENOMEM:
 		return VS_EXIT_NOMEM;
 	case -EPERM:
-	case -EACCES:
 		return VS_EXIT_PERM;
 	default:
 		return VS_EXIT_PARAMS;
@@ -412,11 +411,7 @@ int main(int argc, char **argv)
 				&idx)) != -1) {
 		if (c == '?') {
 			/* -? and --help are help; anything else is a bad option. */
-			if (!optopt && !strcmp(argv[optind - 1], "--help")) {
-				usage(stdout);
-				return VS_EXIT_OK;
-			}
-			if (optopt == '?') {
+			if (!strcmp(argv[optind - 1], "-?") || !strcmp(argv[optind - 1], "--help")) {
 				usage(stdout);
 				return VS_EXIT_OK;
 			}
@@ -449,6 +444,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: requires %s as arguments.\n", a->name, a->arg_help);
 		return VS_EXIT_PARAMS;
 	}
+	/* As cryptsetup: a mapping may be named by its /dev/mapper path. */
+	if (nargs && !strncmp(a->arg_help, "<name>", 6) &&
+	    !strncmp(argv[optind + 1], "/dev/mapper/", 12))
+		argv[optind + 1] += 12;
 	if (!a->fn)
 		r = vs_benchmark(opt.cipher, opt.key_bits, opt.json);
 	else

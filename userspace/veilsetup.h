@@ -19,6 +19,7 @@ struct crypt_device;
 #define VS_KEY_PREFIX		"veil:"
 #define VS_MAX_KEY		128
 #define VS_TABLE_MAX		4096
+#define VS_DM_UUID_LEN		129	/* device-mapper's limit, with the NUL */
 
 /* cryptsetup's exit codes (cryptsetup(8), RETURN CODES). */
 enum {
@@ -115,6 +116,7 @@ void vs_keyring_drop(int32_t id);
 /* vs-loop.c: image files */
 int vs_loop_attach(const char *file, int read_only, char *dev, size_t dev_len);
 int vs_loop_backing_file(const char *dev, char *file, size_t len);
+void vs_loop_refresh_capacity(const char *dev);
 
 /* vs-bench.c: cipher and PBKDF speed */
 int vs_benchmark(const char *spec, int key_bits, int json);

@@ -77,7 +77,7 @@ static int bench_pbkdf(const char *type, const char *hash, int json, int *n)
 		       pbkdf.max_memory_kb, pbkdf.parallel_threads, pbkdf.time_ms);
 	else if (hash)
 		printf("%s-%-9s %10u iterations per second for 256-bit key\n", "PBKDF2",
-		       hash, pbkdf.iterations * 1000 / pbkdf.time_ms);
+		       hash, (unsigned int)((uint64_t)pbkdf.iterations * 1000 / pbkdf.time_ms));
 	else
 		printf("%-16s %4u iterations, %7u memory, %u parallel threads (CPUs) for "
 		       "256-bit key (requested %u ms time)\n", type, pbkdf.iterations,

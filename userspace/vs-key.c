@@ -35,7 +35,8 @@ static void tty_restore_and_raise(int sig)
 	raise(sig);
 }
 
-static const int tty_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP };
+/* Not SIGTSTP: after fg the prompt must still be without echo. */
+static const int tty_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 static void tty_signals_set(void (*handler)(int))
 {
@@ -171,8 +172,9 @@ int vs_read_passphrase(struct crypt_device *cd, const char *prompt,
 		return tty_passphrase(prompt, verify || opt.verify, pass, len);
 	if (!key_file)
 		flags = CRYPT_KEYFILE_STOP_EOL;
-	if (!key_file || !strcmp(key_file, "-"))
-		key_file = "/dev/stdin";
+	/* NULL: libcryptsetup reads descriptor 0 itself, as for cryptsetup. */
+	if (key_file && !strcmp(key_file, "-"))
+		key_file = NULL;
 	/* libcryptsetup says what went wrong. */
 	r = crypt_keyfile_device_read(cd, key_file, pass, len, offset, size, flags);
 	if (r < 0)

@@ -72,6 +72,26 @@ int vs_loop_attach(const char *file, int read_only, char *dev, size_t dev_len)
 }
 
 /**
+ * vs_loop_refresh_capacity() - a loop device takes its file's new size
+ * @dev: a block device path; anything but a loop device is left alone.
+ */
+void vs_loop_refresh_capacity(const char *dev)
+{
+	char file[512];
+	int fd;
+
+	if (vs_loop_backing_file(dev, file, sizeof(file)))
+		return;
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (ioctl(fd, LOOP_SET_CAPACITY, 0))
+		fprintf(stderr, "WARNING: cannot refresh the size of %s: %s.\n", dev,
+			strerror(errno));
+	close(fd);
+}
+
+/**
  * vs_loop_backing_file() - the file behind a loop device
  * @dev: a block device path.
  * @file: where the file name goes.

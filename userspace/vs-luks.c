@@ -71,6 +71,20 @@ int vs_load_luks(const char *device, struct crypt_device **cd)
 	return 0;
 }
 
+/*
+ * The key file of an action that also takes one as an argument: -d wins,
+ * with cryptsetup's message.
+ */
+static const char *key_file_arg(int argc, char **argv)
+{
+	if (argc > 1 && opt.key_file) {
+		fprintf(stderr, "Option --key-file takes precedence over specified key file "
+			"argument.\n");
+		return opt.key_file;
+	}
+	return argc > 1 ? argv[1] : opt.key_file;
+}
+
 /* The passphrase of an existing slot (-d, or asked with @prompt). */
 static int existing_passphrase(struct crypt_device *cd, const char *prompt,
 			       char **pass, size_t *len)
@@ -161,8 +175,12 @@ int vs_action_luks_format(int argc, char **argv)
 	if (r)
 		return r;
 	type = type ?: CRYPT_LUKS2;
-	if (!strcmp(type, CRYPT_LUKS1) && (opt.sector_size > 512 || opt.label)) {
+	if (!strcmp(type, CRYPT_LUKS1) && opt.sector_size > 512) {
 		fprintf(stderr, "Unsupported encryption sector size.\n");
+		return -EINVAL;
+	}
+	if (!strcmp(type, CRYPT_LUKS1) && opt.label) {
+		fprintf(stderr, "Label is supported only for LUKS2.\n");
 		return -EINVAL;
 	}
 	/* cryptsetup's default: 256 bits, doubled for XTS's two keys. */
@@ -180,10 +198,8 @@ int vs_action_luks_format(int argc, char **argv)
 	r = vs_confirm(question);
 	if (!r)
 		r = vs_read_passphrase(cd, "Enter passphrase for the new volume: ",
-				       argc > 1 ? argv[1] : opt.key_file,
-				       argc > 1 ? 0 : opt.keyfile_offset,
-				       argc > 1 ? 0 : opt.keyfile_size,
-				       isatty(STDIN_FILENO), &pass, &pass_len);
+				       key_file_arg(argc, argv), opt.keyfile_offset,
+				       opt.keyfile_size, isatty(STDIN_FILENO), &pass, &pass_len);
 	if (!r)
 		r = set_pbkdf(cd, type);
 	if (!r)
@@ -191,8 +207,6 @@ int vs_action_luks_format(int argc, char **argv)
 				 !strcmp(type, CRYPT_LUKS1) ? (void *)&p1 : (void *)&p2);
 	if (!r)
 		r = crypt_keyslot_add_by_volume_key(cd, opt.key_slot, NULL, 0, pass, pass_len);
-	if (r >= 0 && opt.persistent && opt.perf_flags)
-		r = crypt_persistent_flags_set(cd, CRYPT_FLAGS_ACTIVATION, opt.perf_flags);
 	crypt_free(cd);
 	crypt_safe_free(pass);
 	return r < 0 ? r : 0;
@@ -216,7 +230,8 @@ int vs_action_add_key(int argc, char **argv)
 			fprintf(stderr, "No key available with this passphrase.\n");
 		goto out;
 	}
-	r = new_passphrase(cd, argc > 1 ? argv[1] : NULL, &new, &new_len);
+	r = new_passphrase(cd, argc > 1 ? argv[1] : NULL, &new, &new_len) ?:
+	    set_pbkdf(cd, crypt_get_type(cd));
 	if (!r)
 		r = crypt_keyslot_add_by_passphrase(cd, opt.key_slot, old, old_len,
 						    new, new_len);
@@ -250,7 +265,7 @@ int vs_action_remove_key(int argc, char **argv)
 	if (r)
 		return r;
 	r = vs_read_passphrase(cd, "Enter passphrase to be deleted: ",
-			       argc > 1 ? argv[1] : opt.key_file, opt.keyfile_offset,
+			       key_file_arg(argc, argv), opt.keyfile_offset,
 			       opt.keyfile_size, 0, &pass, &len);
 	if (!r)
 		r = slot_of(cd, pass, len);
@@ -269,7 +284,7 @@ int vs_action_change_key(int argc, char **argv)
 	struct crypt_device *cd = NULL;
 	char *old = NULL, *new = NULL;
 	size_t old_len = 0, new_len = 0;
-	int r, slot;
+	int r;
 
 	r = vs_load_luks(argv[0], &cd);
 	if (r)
@@ -277,15 +292,14 @@ int vs_action_change_key(int argc, char **argv)
 	r = existing_passphrase(cd, "Enter passphrase to be changed: ", &old, &old_len);
 	if (r)
 		goto out;
-	slot = r = slot_of(cd, old, old_len);
+	r = slot_of(cd, old, old_len);
 	if (r < 0)
 		goto out;
-	r = new_passphrase(cd, argc > 1 ? argv[1] : NULL, &new, &new_len);
-	/* LUKS2 keeps the slot number; LUKS1 moves the key to a free slot. */
+	r = new_passphrase(cd, argc > 1 ? argv[1] : NULL, &new, &new_len) ?:
+	    set_pbkdf(cd, crypt_get_type(cd));
+	/* As cryptsetup: --key-slot (or any) for the old and the new slot. */
 	if (!r)
-		r = crypt_keyslot_change_by_passphrase(cd, slot,
-						       strcmp(crypt_get_type(cd), CRYPT_LUKS1) ?
-						       slot : CRYPT_ANY_SLOT,
+		r = crypt_keyslot_change_by_passphrase(cd, opt.key_slot, opt.key_slot,
 						       old, old_len, new, new_len);
 	if (r >= 0 && opt.verbose)
 		printf("Key slot %d changed.\n", r);
@@ -294,6 +308,30 @@ out:
 	crypt_safe_free(old);
 	crypt_safe_free(new);
 	return r < 0 ? r : 0;
+}
+
+/*
+ * As cryptsetup: the passphrase must open a slot other than @kill, or @kill
+ * itself when it is the last one.
+ */
+static int remaining_slot(struct crypt_device *cd, int kill, const char *pass, size_t len)
+{
+	int i, max = crypt_keyslot_max(crypt_get_type(cd));
+
+	for (i = 0; i < max; i++) {
+		crypt_keyslot_info ki = crypt_keyslot_status(cd, i);
+
+		if (i == kill || (ki != CRYPT_SLOT_ACTIVE && ki != CRYPT_SLOT_ACTIVE_LAST &&
+				  ki != CRYPT_SLOT_UNBOUND))
+			continue;
+		if (crypt_activate_by_passphrase(cd, NULL, i, pass, len, 0) == i)
+			return i;
+	}
+	if (crypt_keyslot_status(cd, kill) == CRYPT_SLOT_ACTIVE_LAST &&
+	    crypt_activate_by_passphrase(cd, NULL, kill, pass, len, 0) == kill)
+		return kill;
+	fprintf(stderr, "No key available with this passphrase.\n");
+	return -EPERM;
 }
 
 int vs_action_kill_slot(int argc, char **argv)
@@ -315,6 +353,7 @@ int vs_action_kill_slot(int argc, char **argv)
 	switch (crypt_keyslot_status(cd, slot)) {
 	case CRYPT_SLOT_ACTIVE:
 	case CRYPT_SLOT_ACTIVE_LAST:
+	case CRYPT_SLOT_UNBOUND:
 		break;
 	default:
 		fprintf(stderr, "Keyslot %d is not active.\n", (int)slot);
@@ -326,10 +365,9 @@ int vs_action_kill_slot(int argc, char **argv)
 	 * a terminal; an empty standard input is no passphrase.
 	 */
 	if (!opt.batch || opt.key_file || !isatty(STDIN_FILENO)) {
-		opt.key_slot = CRYPT_ANY_SLOT;
 		r = existing_passphrase(cd, "Enter any remaining passphrase: ", &pass, &len);
 		if (!r)
-			r = slot_of(cd, pass, len);
+			r = remaining_slot(cd, slot, pass, len);
 		else if (r == -EPIPE && (!opt.key_file || !strcmp(opt.key_file, "-")))
 			r = 0;
 		if (r < 0)

@@ -215,33 +215,36 @@ static char *build_table(const struct vs_map *m, uint64_t len, const char *key,
 }
 
 /*
- * The table's key field for @m: ":<size>:logon:<desc>" with the key added
- * to the thread keyring (*@key_id set, drop it after the load) when
- * @keyring, else the key in hex.
+ * The table's key field for @m into *@out: ":<size>:logon:<desc>" with the
+ * key added to the thread keyring (*@key_id set, drop it after the load)
+ * when @keyring, else the key in hex. Returns 0 or a negative errno.
  */
-static char *key_field(const struct vs_map *m, int keyring, const char *desc,
-		       int32_t *key_id)
+static int key_field(const struct vs_map *m, int keyring, const char *desc,
+		     int32_t *key_id, char **out)
 {
 	size_t len = 2 * m->key_size + strlen(desc) + 32, i;
 	char *field = crypt_safe_alloc(len);
 	int id;
 
 	*key_id = -1;
+	*out = NULL;
 	if (!field)
-		return NULL;
+		return -ENOMEM;
 	if (!keyring) {
 		for (i = 0; i < m->key_size; i++)
 			snprintf(field + 2 * i, 3, "%02x", m->key[i]);
-		return field;
+		*out = field;
+		return 0;
 	}
 	id = vs_keyring_add(desc, m->key, m->key_size);
 	if (id < 0) {
 		crypt_safe_free(field);
-		return NULL;
+		return id;
 	}
 	*key_id = id;
 	snprintf(field, len, ":%zu:logon:%s", m->key_size, desc);
-	return field;
+	*out = field;
+	return 0;
 }
 
 /* Map @m as @m->name; the key's keyring entry, if any, is gone after. */
@@ -266,9 +269,10 @@ static int map_volume(const struct vs_map *m, int keyring)
 		return -EINVAL;
 	}
 	snprintf(desc, sizeof(desc), VS_KEY_PREFIX "%s", m->uuid);
-	key = key_field(m, keyring, desc, &key_id);
-	if (key)
-		table = build_table(m, len, key, NULL);
+	r = key_field(m, keyring, desc, &key_id, &key);
+	if (r)
+		goto out;
+	table = build_table(m, len, key, NULL);
 	if (!table) {
 		r = -ENOMEM;
 		goto out;
@@ -356,7 +360,7 @@ static int open_plain(const char *device, const char *name)
 			    .sector_size = opt.sector_size ?: 512,
 			    .iv_large_sectors = opt.iv_large_sectors,
 			    .flags = cli_flags() };
-	char path[128], uuid[160], cipher[64], mode[96];
+	char path[128], uuid[VS_DM_UUID_LEN], cipher[64], mode[96];
 	struct crypt_device *cd = NULL;
 	char *pass = NULL;
 	size_t pass_len = 0;
@@ -525,11 +529,23 @@ static int luks_volume_key(struct crypt_device *cd, struct vs_map *m, const char
 	return r;
 }
 
+static const char *luks_uuid_nodash(struct crypt_device *cd, char *out, size_t len)
+{
+	const char *p = crypt_get_uuid(cd) ?: "";
+	size_t n = 0;
+
+	for (; *p && n < len - 1; p++)
+		if (*p != '-')
+			out[n++] = *p;
+	out[n] = '\0';
+	return out;
+}
+
 static int open_luks(const char *device, const char *name)
 {
 	struct vs_map m = { .name = name };
 	struct crypt_device *cd = NULL;
-	char path[128], uuid[160];
+	char path[128], uuid[VS_DM_UUID_LEN], nodash[64];
 	const char *type;
 	uint32_t flags = 0;
 	int r, loop_fd = -1;
@@ -545,9 +561,10 @@ static int open_luks(const char *device, const char *name)
 	m.sector_size = crypt_get_sector_size(cd) ?: 512;
 	crypt_persistent_flags_get(cd, CRYPT_FLAGS_ACTIVATION, &flags);
 	m.flags = flags | cli_flags();
+	/* As cryptsetup's CRYPT-LUKS2-<uuid without dashes>-<name>. */
 	snprintf(uuid, sizeof(uuid), "%s%s-%s",
 		 strcmp(type, CRYPT_LUKS1) ? VS_UUID_LUKS2 : VS_UUID_LUKS1,
-		 crypt_get_uuid(cd), name);
+		 luks_uuid_nodash(cd, nodash, sizeof(nodash)), name);
 	m.uuid = uuid;
 
 	if (!opt.test_passphrase) {
@@ -562,12 +579,10 @@ static int open_luks(const char *device, const char *name)
 	r = luks_volume_key(cd, &m, device);
 	if (r < 0 || opt.test_passphrase)
 		goto out;
-	if (opt.persistent && !strcmp(type, CRYPT_LUKS2)) {
-		r = crypt_persistent_flags_set(cd, CRYPT_FLAGS_ACTIVATION, m.flags);
-		if (r < 0)
-			goto out;
-	}
 	r = map_volume(&m, !opt.disable_keyring && !strcmp(type, CRYPT_LUKS2));
+	/* As cryptsetup: the flags of the active mapping go to the header. */
+	if (!r && opt.persistent && !strcmp(type, CRYPT_LUKS2))
+		r = crypt_persistent_flags_set(cd, CRYPT_FLAGS_ACTIVATION, m.flags);
 out:
 	if (loop_fd >= 0)
 		close(loop_fd);
@@ -730,9 +745,14 @@ int vs_action_status(int argc, char **argv)
 
 	(void)argc;
 	if (!vs_dm_exists(argv[0])) {
-		if (opt.json)
-			printf("{ \"name\": \"%s\", \"active\": false }\n", argv[0]);
-		else
+		if (opt.json) {
+			struct json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "name", json_object_new_string(argv[0]));
+			json_object_object_add(o, "active", json_object_new_boolean(0));
+			printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+			json_object_put(o);
+		} else
 			printf("/dev/mapper/%s is inactive.\n", argv[0]);
 		return -ENODEV;
 	}
@@ -753,31 +773,36 @@ int vs_action_status(int argc, char **argv)
  * keyring key the volume key again from the LUKS2 header's passphrase,
  * through the thread keyring (*@key_id, to drop after the load).
  */
-static char *reload_key(const char *name, struct vs_table *t, struct vs_map *m,
-			int32_t *key_id)
+static int reload_key(const char *name, struct vs_table *t, struct vs_map *m,
+		      int32_t *key_id, char **field)
 {
 	struct crypt_device *cd = NULL;
-	char desc[192], *field = NULL;
+	char desc[192];
+	int r;
 
 	*key_id = -1;
+	*field = NULL;
 	if (!t->keyring) {
-		field = crypt_safe_alloc(sizeof(t->key));
-		if (field)
-			memcpy(field, t->key, sizeof(t->key));
-		return field;
+		*field = crypt_safe_alloc(sizeof(t->key));
+		if (!*field)
+			return -ENOMEM;
+		memcpy(*field, t->key, sizeof(t->key));
+		return 0;
 	}
-	if (!uuid_type(t->uuid) || strcmp(uuid_type(t->uuid), CRYPT_LUKS2) ||
-	    vs_load_luks(opt.header ?: t->path, &cd)) {
+	if (!uuid_type(t->uuid) || strcmp(uuid_type(t->uuid), CRYPT_LUKS2)) {
 		fprintf(stderr, "The key of %s is in the kernel keyring only: veilsetup "
 			"needs its LUKS2 header to load it again.\n", name);
-		return NULL;
+		return -EINVAL;
 	}
-	if (luks_volume_key(cd, m, t->path) >= 0) {
+	r = vs_load_luks(opt.header ?: t->path, &cd);
+	if (!r)
+		r = luks_volume_key(cd, m, t->path);
+	if (r >= 0) {
 		snprintf(desc, sizeof(desc), VS_KEY_PREFIX "%s", t->uuid);
-		field = key_field(m, 1, desc, key_id);
+		r = key_field(m, 1, desc, key_id, field);
 	}
 	crypt_free(cd);
-	return field;
+	return r < 0 ? r : 0;
 }
 
 /*
@@ -787,23 +812,26 @@ static char *reload_key(const char *name, struct vs_table *t, struct vs_map *m,
 static int reload(const char *name, struct vs_table *t, struct vs_map *m, uint64_t len,
 		  const char *words)
 {
-	char *key, *table = NULL;
+	char *key = NULL, *table = NULL;
 	int32_t key_id;
-	int r = -ENOMEM;
+	int r;
 
+	if (t->suspended) {
+		fprintf(stderr, "Device %s is suspended: luksResume it first.\n", name);
+		return -EBUSY;
+	}
 	snprintf(m->cipher, sizeof(m->cipher), "%s", t->cipher);
 	m->device = t->dev;
 	m->offset = t->offset;
 	m->iv_offset = t->iv_offset;
 	m->iv_large_sectors = strstr(t->features, "iv_large_sectors") != NULL;
-	key = reload_key(name, t, m, &key_id);
-	if (!key)
-		return -EPERM;
-	table = build_table(m, len, key, words);
-	if (table)
-		r = vs_dm_reload(name, table, t->read_only);
-	if (r)
-		fprintf(stderr, "Cannot reload device %s.\n", name);
+	r = reload_key(name, t, m, &key_id, &key);
+	if (!r) {
+		table = build_table(m, len, key, words);
+		r = table ? vs_dm_reload(name, table, t->read_only) : -ENOMEM;
+		if (r)
+			fprintf(stderr, "Cannot reload device %s.\n", name);
+	}
 	vs_keyring_drop(key_id);
 	crypt_safe_free(key);
 	crypt_safe_free(table);
@@ -835,6 +863,8 @@ int vs_action_resize(int argc, char **argv)
 	if (r)
 		goto out;
 	table_flags(&t, &m);
+	/* An image file may have grown: its loop device learns it first. */
+	vs_loop_refresh_capacity(t.path);
 	dev_len = device_sectors(t.path);
 	if (dev_len <= t.offset) {
 		fprintf(stderr, "Device %s is too small.\n", t.path);
@@ -862,6 +892,39 @@ out:
 	return r;
 }
 
+/* The persistent flags of a LUKS2 mapping's header (0 for others). */
+static uint32_t header_flags(const struct vs_table *t)
+{
+	struct crypt_device *cd = NULL;
+	uint32_t flags = 0;
+	const char *type = uuid_type(t->uuid);
+
+	if (type && !strcmp(type, CRYPT_LUKS2) && !vs_load_luks(opt.header ?: t->path, &cd))
+		crypt_persistent_flags_get(cd, CRYPT_FLAGS_ACTIVATION, &flags);
+	crypt_free(cd);
+	return flags;
+}
+
+/* veil's own engine words of @t, kept when the command line gives none. */
+static void keep_engine_words(const struct vs_table *t)
+{
+	char words[sizeof(t->features)], *tok, *save = NULL;
+	size_t i, n;
+
+	if (opt.features[0])
+		return;
+	snprintf(words, sizeof(words), "%s", t->features);
+	for (tok = strtok_r(words, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		for (i = 0; i < N_FLAGS && strcmp(tok, flag_words[i].word); i++)
+			;
+		if (i < N_FLAGS || !strncmp(tok, "sector_size:", 12) ||
+		    !strcmp(tok, "iv_large_sectors"))
+			continue;
+		n = strlen(opt.features);
+		snprintf(opt.features + n, sizeof(opt.features) - n, " %s", tok);
+	}
+}
+
 int vs_action_refresh(int argc, char **argv)
 {
 	struct vs_map m = { .name = argv[0] };
@@ -872,9 +935,12 @@ int vs_action_refresh(int argc, char **argv)
 	r = get_table(argv[0], &t);
 	if (!r) {
 		table_flags(&t, &m);
-		/* As cryptsetup: the flags given replace the active ones. */
-		m.flags = cli_flags();
+		/* As cryptsetup: the header's flags and those given now. */
+		m.flags = cli_flags() | header_flags(&t);
+		keep_engine_words(&t);
 		r = reload(argv[0], &t, &m, t.len, NULL);
+		if (!r && opt.persistent && t.keyring)
+			fprintf(stderr, "WARNING: --persistent is ignored by refresh; use open.\n");
 	}
 	explicit_bzero(&t, sizeof(t));
 	return r;
@@ -907,6 +973,10 @@ int vs_action_suspend(int argc, char **argv)
 	explicit_bzero(t.key, sizeof(t.key));
 	if (r)
 		return r;
+	if (t.suspended) {
+		fprintf(stderr, "Volume %s is already suspended.\n", argv[0]);
+		return -EINVAL;
+	}
 	r = vs_dm_suspend(argv[0]);
 	if (!r)
 		r = vs_dm_message(argv[0], "key wipe");
@@ -938,10 +1008,14 @@ int vs_action_resume(int argc, char **argv)
 		r = luks_volume_key(cd, &m, t.path);
 	if (r < 0)
 		goto out;
+	/* After key wipe the table shows no reference: decide as open does. */
 	snprintf(desc, sizeof(desc), VS_KEY_PREFIX "%s", t.uuid);
-	key = key_field(&m, t.keyring, desc, &key_id);
+	r = key_field(&m, !opt.disable_keyring && !strcmp(crypt_get_type(cd), CRYPT_LUKS2),
+		      desc, &key_id, &key);
+	if (r)
+		goto out;
 	msg = crypt_safe_alloc(VS_TABLE_MAX);
-	if (!key || !msg) {
+	if (!msg) {
 		r = -ENOMEM;
 		goto out;
 	}

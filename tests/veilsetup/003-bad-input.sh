@@ -39,7 +39,7 @@ bad "Cipher nosuch-xts-plain64 is not available" opn x open --type plain -c nosu
 bad "Key size 128 bits is not valid for cipher aes-xts-plain64" opn x open --type plain -c aes-xts-plain64 -s 128 "$RAND" vt
 bad "No known cipher specification pattern detected" opn x open --type plain -c aes "$RAND" vt
 head -c 10 /dev/urandom > "$WORK/short"
-bad "Cannot read 32 bytes from keyfile" opn x open --type plain -s 256 -d "$WORK/short" "$RAND" vt
+bad "Cannot read requested amount of data" opn x open --type plain -s 256 -d "$WORK/short" "$RAND" vt
 bad "Unknown action" "$VS" frobnicate
 bad "Command requires device and mapped name as arguments." "$VS" open "$LOOP"
 bad "Device type tcrypt is not supported" opn x open --type tcrypt "$LOOP" vt
