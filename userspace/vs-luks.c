@@ -94,10 +94,10 @@ static int existing_passphrase(struct crypt_device *cd, const char *prompt,
 }
 
 /* A new passphrase: the positional key file, or asked (twice on a tty). */
-static int new_passphrase(struct crypt_device *cd, const char *key_file,
+static int new_passphrase(struct crypt_device *cd, const char *prompt, const char *key_file,
 			  char **pass, size_t *len)
 {
-	return vs_read_passphrase(cd, "Enter new passphrase for key slot: ", key_file,
+	return vs_read_passphrase(cd, prompt, key_file,
 				  opt.new_keyfile_offset, opt.new_keyfile_size,
 				  isatty(STDIN_FILENO), pass, len);
 }
@@ -230,7 +230,8 @@ int vs_action_add_key(int argc, char **argv)
 			fprintf(stderr, "No key available with this passphrase.\n");
 		goto out;
 	}
-	r = new_passphrase(cd, argc > 1 ? argv[1] : NULL, &new, &new_len) ?:
+	r = new_passphrase(cd, "Enter new passphrase for key slot: ",
+			   argc > 1 ? argv[1] : NULL, &new, &new_len) ?:
 	    set_pbkdf(cd, crypt_get_type(cd));
 	if (!r)
 		r = crypt_keyslot_add_by_passphrase(cd, opt.key_slot, old, old_len,
@@ -295,7 +296,8 @@ int vs_action_change_key(int argc, char **argv)
 	r = slot_of(cd, old, old_len);
 	if (r < 0)
 		goto out;
-	r = new_passphrase(cd, argc > 1 ? argv[1] : NULL, &new, &new_len) ?:
+	r = new_passphrase(cd, "Enter new passphrase: ", argc > 1 ? argv[1] : NULL,
+			   &new, &new_len) ?:
 	    set_pbkdf(cd, crypt_get_type(cd));
 	/* As cryptsetup: --key-slot (or any) for the old and the new slot. */
 	if (!r)
@@ -321,8 +323,7 @@ static int remaining_slot(struct crypt_device *cd, int kill, const char *pass, s
 	for (i = 0; i < max; i++) {
 		crypt_keyslot_info ki = crypt_keyslot_status(cd, i);
 
-		if (i == kill || (ki != CRYPT_SLOT_ACTIVE && ki != CRYPT_SLOT_ACTIVE_LAST &&
-				  ki != CRYPT_SLOT_UNBOUND))
+		if (i == kill || (ki != CRYPT_SLOT_ACTIVE && ki != CRYPT_SLOT_ACTIVE_LAST))
 			continue;
 		if (crypt_activate_by_passphrase(cd, NULL, i, pass, len, 0) == i)
 			return i;

@@ -564,7 +564,7 @@ static int open_luks(const char *device, const char *name)
 	/* As cryptsetup's CRYPT-LUKS2-<uuid without dashes>-<name>. */
 	snprintf(uuid, sizeof(uuid), "%s%s-%s",
 		 strcmp(type, CRYPT_LUKS1) ? VS_UUID_LUKS2 : VS_UUID_LUKS1,
-		 luks_uuid_nodash(cd, nodash, sizeof(nodash)), name);
+		 luks_uuid_nodash(cd, nodash, sizeof(nodash)), name ?: "");
 	m.uuid = uuid;
 
 	if (!opt.test_passphrase) {
@@ -581,8 +581,11 @@ static int open_luks(const char *device, const char *name)
 		goto out;
 	r = map_volume(&m, !opt.disable_keyring && !strcmp(type, CRYPT_LUKS2));
 	/* As cryptsetup: the flags of the active mapping go to the header. */
-	if (!r && opt.persistent && !strcmp(type, CRYPT_LUKS2))
+	if (!r && opt.persistent && !strcmp(type, CRYPT_LUKS2)) {
 		r = crypt_persistent_flags_set(cd, CRYPT_FLAGS_ACTIVATION, m.flags);
+		if (r)
+			fprintf(stderr, "Device activated but cannot make flags persistent.\n");
+	}
 out:
 	if (loop_fd >= 0)
 		close(loop_fd);
@@ -863,6 +866,11 @@ int vs_action_resize(int argc, char **argv)
 	if (r)
 		goto out;
 	table_flags(&t, &m);
+	if (t.suspended) {
+		fprintf(stderr, "Device %s is suspended: luksResume it first.\n", argv[0]);
+		r = -EBUSY;
+		goto out;
+	}
 	/* An image file may have grown: its loop device learns it first. */
 	vs_loop_refresh_capacity(t.path);
 	dev_len = device_sectors(t.path);
@@ -905,6 +913,26 @@ static uint32_t header_flags(const struct vs_table *t)
 	return flags;
 }
 
+/* --persistent: @flags into the LUKS2 header of mapping @t. */
+static int store_flags(const struct vs_table *t, uint32_t flags)
+{
+	struct crypt_device *cd = NULL;
+	const char *type = uuid_type(t->uuid);
+	int r;
+
+	if (!type || strcmp(type, CRYPT_LUKS2)) {
+		fprintf(stderr, "Persistent flags are stored in LUKS2 headers only.\n");
+		return -EINVAL;
+	}
+	r = vs_load_luks(opt.header ?: t->path, &cd);
+	if (!r)
+		r = crypt_persistent_flags_set(cd, CRYPT_FLAGS_ACTIVATION, flags);
+	if (r)
+		fprintf(stderr, "Device activated but cannot make flags persistent.\n");
+	crypt_free(cd);
+	return r;
+}
+
 /* veil's own engine words of @t, kept when the command line gives none. */
 static void keep_engine_words(const struct vs_table *t)
 {
@@ -939,8 +967,8 @@ int vs_action_refresh(int argc, char **argv)
 		m.flags = cli_flags() | header_flags(&t);
 		keep_engine_words(&t);
 		r = reload(argv[0], &t, &m, t.len, NULL);
-		if (!r && opt.persistent && t.keyring)
-			fprintf(stderr, "WARNING: --persistent is ignored by refresh; use open.\n");
+		if (!r && opt.persistent)
+			r = store_flags(&t, m.flags);
 	}
 	explicit_bzero(&t, sizeof(t));
 	return r;
