@@ -22,7 +22,8 @@ roundtrip() {
 	table=$(dmsetup table --showkeys vt)
 	echo "$table"
 	echo "$table" | grep -q ' :64:logon:veil:VEIL-LUKS2-[-0-9a-f]*-vt ' || fail "key not from the keyring"
-	echo "$table" | grep -Eq '[0-9a-f]{32}' && fail "key bytes in the table"
+	# The key field (the fifth word) is the reference, never key bytes.
+	echo "$table" | cut -d' ' -f5 | grep -q '^:64:logon:' || fail "key bytes in the table"
 	"$VS" status vt | tee "$WORK/status"
 	grep -q 'type:    LUKS2' "$WORK/status" || fail "status type"
 	grep -q "sector size:  $2" "$WORK/status" || fail "status sector size"
