@@ -76,6 +76,13 @@ install: veilsetup
 	$(MAKE) -C build/obj/$(INSTALL_REL) KDIR=$(INSTALL_KDIR)
 	install -D -m 0644 build/obj/$(INSTALL_REL)/dm-veil.ko $(DESTDIR)/lib/modules/$(INSTALL_REL)/extra/dm-veil.ko
 	install -D -m 0755 userspace/veilsetup $(DESTDIR)/usr/local/sbin/veilsetup
+	install -D -m 0755 userspace/veiltab $(DESTDIR)/usr/local/sbin/veiltab
+	install -D -m 0644 docs/veilsetup.8 $(DESTDIR)/usr/local/share/man/man8/veilsetup.8
+	install -D -m 0644 userspace/veilsetup.bash-completion \
+		$(DESTDIR)/usr/local/share/bash-completion/completions/veilsetup
+	sed 's|/usr/sbin/veiltab|/usr/local/sbin/veiltab|' userspace/veiltab.service > veiltab.service.tmp
+	install -D -m 0644 veiltab.service.tmp $(DESTDIR)/etc/systemd/system/veiltab.service
+	rm -f veiltab.service.tmp
 	[ -n "$(DESTDIR)" ] || depmod -a $(INSTALL_REL)
 
 DKMS_SRC = $(DESTDIR)/usr/src/dm-veil-$(VERSION)
@@ -120,8 +127,8 @@ check-build-deps: kernel check-userspace-deps
 	@scripts/check-kernel.sh "$(REL)" "$(KDIR)"
 
 check-userspace-deps:
-	@for h in libcryptsetup.h libdevmapper.h; do \
-		[ -f /usr/include/$$h ] || { echo "Missing /usr/include/$$h (libcryptsetup-dev, libdevmapper-dev): run 'make deps'."; exit 1; }; \
+	@for h in libcryptsetup.h libdevmapper.h json-c/json.h; do \
+		[ -f /usr/include/$$h ] || { echo "Missing /usr/include/$$h (libcryptsetup-dev, libdevmapper-dev, libjson-c-dev): run 'make deps'."; exit 1; }; \
 	done
 	@command -v cc >/dev/null || { echo "No C compiler: install gcc (make deps)."; exit 1; }
 

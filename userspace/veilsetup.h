@@ -8,51 +8,117 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct crypt_device;
+
 #define VS_TARGET		"veil"
+/* dm uuid prefixes: VEIL-<TYPE>-<LUKS uuid>-<name>, VEIL-PLAIN-<name> */
+#define VS_UUID_PREFIX		"VEIL-"
 #define VS_UUID_PLAIN		"VEIL-PLAIN-"
+#define VS_UUID_LUKS1		"VEIL-LUKS1-"
 #define VS_UUID_LUKS2		"VEIL-LUKS2-"
 #define VS_KEY_PREFIX		"veil:"
 #define VS_MAX_KEY		128
+#define VS_TABLE_MAX		4096
+#define VS_DM_UUID_LEN		129	/* device-mapper's limit, with the NUL */
 
-/* What a mapping needs, from the command line or a LUKS2 header. */
+/* cryptsetup's exit codes (cryptsetup(8), RETURN CODES). */
+enum {
+	VS_EXIT_OK = 0,
+	VS_EXIT_PARAMS = 1,	/* wrong parameters, anything else */
+	VS_EXIT_PERM = 2,	/* no permission, bad passphrase */
+	VS_EXIT_NOMEM = 3,
+	VS_EXIT_DEVICE = 4,	/* wrong device */
+	VS_EXIT_BUSY = 5,	/* device exists or is busy */
+};
+
+/* The command line, with cryptsetup's option names. */
+struct vs_opts {
+	const char *type, *cipher, *hash, *key_file, *new_key_file, *pbkdf;
+	const char *header, *backup_file, *uuid, *label;
+	int key_bits, key_slot, verify, batch, disable_keyring, read_only;
+	int json, iv_large_sectors, test_passphrase, tries, timeout, verbose;
+	int debug, persistent, allow_discards;
+	uint64_t keyfile_offset, keyfile_size, new_keyfile_offset;
+	uint64_t new_keyfile_size, offset, skip, size;
+	uint32_t sector_size, pbkdf_memory, pbkdf_parallel, iter_time;
+	uint32_t pbkdf_iterations;
+	uint32_t perf_flags;		/* CRYPT_ACTIVATE_* of --perf-* */
+	char features[256];		/* veil's own engine options */
+};
+
+extern struct vs_opts opt;
+
+/* What a mapping needs, from the command line or a LUKS header. */
 struct vs_map {
 	const char *name;
-	const char *device;
+	const char *device;		/* block device (a loop for files) */
 	const char *uuid;		/* dm uuid */
 	char cipher[128];		/* e.g. aes-xts-plain64 */
-	unsigned char *key;		/* locked buffer */
+	unsigned char *key;		/* crypt_safe_alloc() */
 	size_t key_size;
-	int hex_key;			/* key in the table, not the keyring */
 	uint64_t offset;		/* sectors on device */
 	uint64_t iv_offset;		/* sectors */
 	uint64_t size;			/* sectors; 0 = to the end */
 	unsigned int sector_size;
 	int iv_large_sectors;
-	int read_only;
-	char features[256];		/* extra optional words */
+	uint32_t flags;			/* CRYPT_ACTIVATE_* */
 };
+
+/* veilsetup.c */
+int vs_confirm(const char *question);
+int vs_number_arg(const char *s, const char *what, uint64_t max, uint64_t *out);
+
+/* vs-open.c: mappings */
+int vs_action_open(int argc, char **argv);
+int vs_action_luks_open(int argc, char **argv);
+int vs_action_create(int argc, char **argv);
+int vs_action_close(int argc, char **argv);
+int vs_action_status(int argc, char **argv);
+int vs_action_resize(int argc, char **argv);
+int vs_action_refresh(int argc, char **argv);
+int vs_action_suspend(int argc, char **argv);
+int vs_action_resume(int argc, char **argv);
+
+/* vs-luks.c: LUKS headers and keyslots */
+int vs_load_luks(const char *device, struct crypt_device **cd);
+int vs_action_luks_format(int argc, char **argv);
+int vs_action_add_key(int argc, char **argv);
+int vs_action_remove_key(int argc, char **argv);
+int vs_action_change_key(int argc, char **argv);
+int vs_action_kill_slot(int argc, char **argv);
+int vs_action_dump(int argc, char **argv);
+int vs_action_uuid(int argc, char **argv);
+int vs_action_is_luks(int argc, char **argv);
+int vs_action_header_backup(int argc, char **argv);
+int vs_action_header_restore(int argc, char **argv);
+int vs_action_erase(int argc, char **argv);
 
 /* vs-dm.c: every libdevmapper call */
 int vs_dm_exists(const char *name);
-int vs_dm_create(const struct vs_map *m, const char *table);
-int vs_dm_reload(const char *name, const char *table);
+int vs_dm_create(const struct vs_map *m, const char *table, int read_only);
+int vs_dm_reload(const char *name, const char *table, int read_only);
 int vs_dm_remove(const char *name);
+int vs_dm_suspend(const char *name);
+int vs_dm_resume(const char *name);
+int vs_dm_message(const char *name, const char *msg);
 int vs_dm_get(const char *name, int status, char *type, size_t type_len,
 	      char *params, size_t params_len, uint64_t *len, char *uuid,
-	      size_t uuid_len);
+	      size_t uuid_len, int *read_only, int *suspended);
 int vs_dm_target_loaded(void);
 
-/* vs-key.c: passphrases, key files, keyring, locked buffers */
-void *vs_secure_alloc(size_t size);
-void vs_secure_free(void *p, size_t size);
-int vs_read_passphrase(const char *prompt, int verify, char **pass,
-		       size_t *len);
-int vs_read_keyfile(const char *path, uint64_t offset, size_t max,
-		    int exact, char **data, size_t *len);
+/* vs-key.c: passphrases, key files, the thread keyring */
+int vs_read_passphrase(struct crypt_device *cd, const char *prompt,
+		       const char *key_file, uint64_t offset, uint64_t size,
+		       int verify, char **pass, size_t *len);
 int vs_keyring_add(const char *desc, const unsigned char *key, size_t len);
-int vs_keyring_unlink(const char *desc);
+void vs_keyring_drop(int32_t id);
 
-/* vs-bench.c: AF_ALG cipher benchmark */
+/* vs-loop.c: image files */
+int vs_loop_attach(const char *file, int read_only, char *dev, size_t dev_len);
+int vs_loop_backing_file(const char *dev, char *file, size_t len);
+void vs_loop_refresh_capacity(const char *dev);
+
+/* vs-bench.c: cipher and PBKDF speed */
 int vs_benchmark(const char *spec, int key_bits, int json);
 
 #endif /* VEILSETUP_H */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <libdevmapper.h>
 
@@ -72,52 +73,84 @@ out:
 	return found;
 }
 
-int vs_dm_create(const struct vs_map *m, const char *table)
+/* Load @table ("<len> <params>") into @name's inactive slot. */
+static int load_table(struct dm_task *dmt, const char *table)
+{
+	char *params = strchr(table, ' ');
+	char *end;
+	uint64_t len;
+
+	errno = 0;
+	len = strtoull(table, &end, 10);
+	if (errno || !params || end != params)
+		return 0;
+	return dm_task_secure_data(dmt) &&
+	       dm_task_add_target(dmt, 0, len, VS_TARGET, params + 1);
+}
+
+int vs_dm_create(const struct vs_map *m, const char *table, int read_only)
 {
 	struct dm_task *dmt = task(DM_DEVICE_CREATE, m->name);
-	uint64_t len;
-	char params[1024];
-	int ok = 0;
+	int ok;
 
 	if (!dmt)
 		return -ENOMEM;
-	/* table is "<len> <params>"; the target starts at 0 */
-	if (sscanf(table, "%lu %1023[^\n]", &len, params) != 2)
-		goto out;
-	if ((m->uuid && !dm_task_set_uuid(dmt, m->uuid)) ||
-	    (m->read_only && !dm_task_set_ro(dmt)) ||
-	    !dm_task_secure_data(dmt) ||
-	    !dm_task_add_target(dmt, 0, len, VS_TARGET, params))
-		goto out;
-	ok = run_synced(dmt);
-out:
-	explicit_bzero(params, sizeof(params));
+	ok = (!m->uuid || dm_task_set_uuid(dmt, m->uuid)) &&
+	     (!read_only || dm_task_set_ro(dmt)) &&
+	     load_table(dmt, table) && run_synced(dmt);
 	dm_task_destroy(dmt);
 	return ok ? 0 : -EINVAL;
 }
 
-int vs_dm_reload(const char *name, const char *table)
+int vs_dm_reload(const char *name, const char *table, int read_only)
 {
 	struct dm_task *dmt = task(DM_DEVICE_RELOAD, name);
-	char params[1024];
-	uint64_t len;
-	int ok = 0;
+	int ok;
 
 	if (!dmt)
 		return -ENOMEM;
-	if (sscanf(table, "%lu %1023[^\n]", &len, params) == 2 &&
-	    dm_task_secure_data(dmt) &&
-	    dm_task_add_target(dmt, 0, len, VS_TARGET, params))
-		ok = dm_task_run(dmt);
-	explicit_bzero(params, sizeof(params));
+	ok = (!read_only || dm_task_set_ro(dmt)) && load_table(dmt, table) &&
+	     dm_task_run(dmt);
 	dm_task_destroy(dmt);
 	if (!ok)
 		return -EINVAL;
+	return vs_dm_resume(name);
+}
 
-	dmt = task(DM_DEVICE_RESUME, name);
+int vs_dm_suspend(const char *name)
+{
+	struct dm_task *dmt = task(DM_DEVICE_SUSPEND, name);
+	int ok;
+
+	if (!dmt)
+		return -ENOMEM;
+	ok = dm_task_run(dmt);
+	dm_task_destroy(dmt);
+	return ok ? 0 : -EINVAL;
+}
+
+int vs_dm_resume(const char *name)
+{
+	struct dm_task *dmt = task(DM_DEVICE_RESUME, name);
+	int ok;
+
 	if (!dmt)
 		return -ENOMEM;
 	ok = run_synced(dmt);
+	dm_task_destroy(dmt);
+	return ok ? 0 : -EINVAL;
+}
+
+/* A target message; @msg may hold a key, so libdevmapper wipes its copy. */
+int vs_dm_message(const char *name, const char *msg)
+{
+	struct dm_task *dmt = task(DM_DEVICE_TARGET_MSG, name);
+	int ok;
+
+	if (!dmt)
+		return -ENOMEM;
+	ok = dm_task_secure_data(dmt) && dm_task_set_sector(dmt, 0) &&
+	     dm_task_set_message(dmt, msg) && dm_task_run(dmt);
 	dm_task_destroy(dmt);
 	return ok ? 0 : -EINVAL;
 }
@@ -137,11 +170,12 @@ int vs_dm_remove(const char *name)
 
 /*
  * The first target of @name: its type, its table (@status = 0, with the key)
- * or status (@status = 1) parameters, its length and the device's uuid.
+ * or status (@status = 1) parameters, its length, the device's uuid and
+ * whether it is read-only and suspended (each pointer may be NULL).
  */
 int vs_dm_get(const char *name, int status, char *type, size_t type_len,
 	      char *params, size_t params_len, uint64_t *len, char *uuid,
-	      size_t uuid_len)
+	      size_t uuid_len, int *read_only, int *suspended)
 {
 	struct dm_task *dmt = task(status ? DM_DEVICE_STATUS : DM_DEVICE_TABLE, name);
 	char *ttype = NULL, *tparams = NULL;
@@ -163,6 +197,10 @@ int vs_dm_get(const char *name, int status, char *type, size_t type_len,
 	*len = length;
 	if (uuid)
 		snprintf(uuid, uuid_len, "%s", dm_task_get_uuid(dmt) ?: "");
+	if (read_only)
+		*read_only = info.read_only;
+	if (suspended)
+		*suspended = info.suspended;
 	r = 0;
 out:
 	dm_task_destroy(dmt);

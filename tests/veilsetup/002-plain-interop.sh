@@ -51,7 +51,8 @@ echo x | "$VS" open --type plain -c aes-ctr-plain64 -h sha256 "$LOOP" vt 2> "$WO
 grep -q 'WARNING: aes-ctr-plain64 is CTR mode' "$WORK/warn" || fail "no CTR warning"
 "$VS" close vt
 
-# --hex-key puts the key in the table; the default does not.
-echo secret | "$VS" open --type plain -h sha256 --hex-key "$LOOP" vt
-dmsetup table --showkeys vt | grep -Eq ' [0-9a-f]{64} ' || fail "--hex-key: no hex key"
+# As cryptsetup: a plain key is in the table (hex), 256 bits by default.
+echo secret | "$VS" open --type plain -h sha256 -c aes-xts-plain64 "$LOOP" vt
+dmsetup table --showkeys vt | grep -Eq ' [0-9a-f]{64} ' || fail "plain: no hex key in the table"
+"$VS" status vt | grep -q 'key location: dm-veil' || fail "status: key location"
 "$VS" close vt

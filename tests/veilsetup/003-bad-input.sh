@@ -33,25 +33,25 @@ bad() {
 opn() { local input=$1; shift; printf '%s\n' "$input" | "$VS" "$@"; }
 
 bad "No key available with this passphrase." opn wrong open "$LOOP" vt
-bad "does not exist or is not a block device" opn "$PASS" open /dev/veil-nosuch vt
-bad "is not a valid LUKS2 device" opn "$PASS" open "$RAND" vt
+bad "does not exist or access denied" opn "$PASS" open /dev/veil-nosuch vt
+bad "is not a valid LUKS device" opn "$PASS" open "$RAND" vt
 bad "Cipher nosuch-xts-plain64 is not available" opn x open --type plain -c nosuch-xts-plain64 "$RAND" vt
 bad "Key size 128 bits is not valid for cipher aes-xts-plain64" opn x open --type plain -c aes-xts-plain64 -s 128 "$RAND" vt
-bad "Invalid cipher specification" opn x open --type plain -c aes "$RAND" vt
+bad "No known cipher specification pattern detected" opn x open --type plain -c aes "$RAND" vt
 head -c 10 /dev/urandom > "$WORK/short"
-bad "is too short" opn x open --type plain -s 256 -d "$WORK/short" "$RAND" vt
+bad "Cannot read requested amount of data" opn x open --type plain -s 256 -d "$WORK/short" "$RAND" vt
 bad "Unknown action" "$VS" frobnicate
-bad "Action open needs <device> <name>" "$VS" open "$LOOP"
-bad "Unsupported device type" opn x open --type tcrypt "$LOOP" vt
-bad "Invalid number for --offset" "$VS" open --type plain --offset 12x "$LOOP" vt
-bad "Invalid number for --keystream-ahead-max" "$VS" open --type plain --keystream-ahead-max 64k "$LOOP" vt
+bad "Command requires device and mapped name as arguments." "$VS" open "$LOOP"
+bad "Device type tcrypt is not supported" opn x open --type tcrypt "$LOOP" vt
+bad "Invalid offset: 12x" "$VS" open --type plain --offset 12x "$LOOP" vt
+bad "Invalid --keystream-ahead-max: 64k" "$VS" open --type plain --keystream-ahead-max 64k "$LOOP" vt
 
 # Name in use, device in use.
 dm_create vt "0 8 zero"
 bad "Device vt already exists." opn "$PASS" open "$LOOP" vt
 dm_remove vt
 dm_create vt-hold "0 8 linear $RAND 0"
-bad "is in use" opn x open --type plain "$RAND" vt
+bad "which is in use" opn x open --type plain "$RAND" vt
 dm_remove vt-hold
 bad "Device vt is not active." "$VS" close vt
 
@@ -60,7 +60,7 @@ cp_hdr=$WORK/hdr
 dd if="$LOOP" of="$cp_hdr" bs=1M count=4 status=none
 printf 'garbage' | dd of="$LOOP" bs=1 seek=$((4096 + 10)) conv=notrunc status=none
 printf 'garbage' | dd of="$LOOP" bs=1 seek=$((16384 + 4096 + 10)) conv=notrunc status=none
-bad "is not a valid LUKS2 device" opn "$PASS" open "$LOOP" vt
+bad "is not a valid LUKS device" opn "$PASS" open "$LOOP" vt
 dd if="$cp_hdr" of="$LOOP" bs=1M conv=notrunc status=none
 opn "$PASS" open "$LOOP" vt && "$VS" close vt || fail "restored header does not open"
 

@@ -1,0 +1,225 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# veilsetup as a drop-in for cryptsetup: the same command lines run through
+# cryptsetup (on image C) and veilsetup (on image V) and must end with the
+# same exit code, for every action and the options cryptsetup users type;
+# where an action changes a header, both headers must then say the same
+# (luksDump with salts, digests and uuids left out). Volumes made by one
+# tool open with the other, both ways, and read the other's data.
+. "$(dirname "$0")/../lib.sh"
+requires root
+requires cmd cryptsetup
+requires cmd keyctl
+requires module loop dm_crypt
+veil_load
+modprobe loop
+
+fast="--pbkdf pbkdf2 --pbkdf-force-iterations 1000"
+printf 'first' > "$WORK/k1"
+printf 'second' > "$WORK/k2"
+printf 'third' > "$WORK/k3"
+printf 'wrong' > "$WORK/kw"
+mkloop 40M
+C=$LOOP
+mkloop 40M
+V=$LOOP
+n=0
+
+# both STDIN ARGS...: ARGS with @DEV@ (the tool's device), @NAME@ (its
+# mapping name) and @IMG@ (its device's backing file) filled in; the
+# exit codes must be equal, and equal to $want when set.
+both() {
+	local input=$1 rc_c rc_v args_c=() args_v=() a a_c a_v
+	shift
+	for a in "$@"; do
+		a_c=${a//@DEV@/$C}; a_c=${a_c//@NAME@/cs-$n}; a_c=${a_c//@IMG@/$C_FILE}
+		a_v=${a//@DEV@/$V}; a_v=${a_v//@NAME@/vs-$n}; a_v=${a_v//@IMG@/$V_FILE}
+		args_c+=("$a_c")
+		args_v+=("$a_v")
+	done
+	rc_c=0
+	printf '%s' "$input" | cryptsetup "${args_c[@]}" > "$WORK/out-c" 2>&1 || rc_c=$?
+	rc_v=0
+	printf '%s' "$input" | "$VS" "${args_v[@]}" > "$WORK/out-v" 2>&1 || rc_v=$?
+	if [ "$rc_c" != "$rc_v" ] || { [ -n "${want:-}" ] && [ "$rc_v" != "$want" ]; }; then
+		echo "--- cryptsetup:"; cat "$WORK/out-c"; echo "--- veilsetup:"; cat "$WORK/out-v"
+		fail "$*: exit codes cryptsetup $rc_c, veilsetup $rc_v${want:+, want $want}"
+	fi
+	echo "ok: [$rc_v] $*"
+}
+# same_header: luksDump of both devices agrees but for random values
+dump() {
+	cryptsetup luksDump "$1" | grep -vE 'UUID|[Ss]alt|[Dd]igest|^\s+[0-9a-f]{2} |Area offset|Time cost|Memory|Threads|Iterations|Key:|header information for' |
+		sed 's/[[:space:]]\+/ /g'
+}
+same_header() {
+	[ "$(dump "$C")" = "$(dump "$V")" ] || {
+		diff <(dump "$C") <(dump "$V")
+		fail "headers differ after: $*"
+	}
+}
+C_FILE=$(losetup -nO BACK-FILE "$C")
+V_FILE=$(losetup -nO BACK-FILE "$V")
+
+# Command line: help, version, unknown actions and options, missing args.
+want=0 both "" -?
+want=0 both "" --help
+want=0 both "" --version
+want=1 both "" frobnicate
+want=1 both "" --frobnicate open @DEV@ @NAME@
+want=1 both "" open
+want=1 both "" luksKillSlot @DEV@
+want=1 both "" -s 7 luksFormat -q @DEV@
+want=1 both "" --sector-size 4294967808 luksFormat -q @DEV@
+want=1 both "" -s 4294967552 luksFormat -q @DEV@
+want=1 both "" isLuks @DEV@
+want=4 both "" open /dev/veil-nosuch @NAME@
+want=4 both "" status @NAME@
+
+# Format: positional key file, no YES prompt without a terminal, defaults.
+want=0 both "" luksFormat $fast @DEV@ "$WORK/k1"
+same_header luksFormat
+want=0 both "" isLuks @DEV@
+want=0 both "" luksUUID @DEV@
+want=0 both "" luksDump @DEV@
+want=0 both "" --type luks2 isLuks @DEV@
+want=1 both "" --type luks1 isLuks @DEV@
+
+# Keyslots.
+want=2 both "" luksAddKey -d "$WORK/kw" $fast @DEV@ "$WORK/k2"
+want=0 both "" luksAddKey -d "$WORK/k1" $fast @DEV@ "$WORK/k2"
+same_header luksAddKey
+want=0 both "" luksAddKey -d "$WORK/k1" -S 5 $fast @DEV@ "$WORK/k3"
+same_header "luksAddKey -S 5"
+want=0 both "" open --test-passphrase -d "$WORK/k3" @DEV@
+want=2 both "" open --test-passphrase -d "$WORK/k3" -S 1 @DEV@
+want=2 both "" open --test-passphrase -d "$WORK/kw" @DEV@
+want=0 both "first" open --test-passphrase @DEV@
+want=2 both "wrong" open --test-passphrase @DEV@
+want=0 both "" luksChangeKey -d "$WORK/k3" $fast @DEV@ "$WORK/kw"
+want=0 both "" open --test-passphrase -d "$WORK/kw" -S 5 @DEV@
+want=0 both "" luksRemoveKey @DEV@ "$WORK/kw"
+same_header luksRemoveKey
+want=2 both "" luksRemoveKey @DEV@ "$WORK/kw"
+want=1 both "" luksKillSlot -q @DEV@ 5
+want=0 both "" luksKillSlot -d "$WORK/k1" @DEV@ 1
+same_header luksKillSlot
+want=0 both "second" luksAddKey -d "$WORK/k1" $fast @DEV@
+same_header "luksAddKey from stdin"
+want=0 both "" --uuid 12345678-1234-1234-1234-123456789abc luksUUID @DEV@
+[ "$(cryptsetup luksUUID "$V")" = 12345678-1234-1234-1234-123456789abc ] || fail "luksUUID --uuid"
+
+# Header backup and restore, erase.
+want=0 both "" luksHeaderBackup @DEV@ --header-backup-file "$WORK/hdr-@NAME@"
+want=0 both "" erase -q @DEV@
+want=1 both "" open --test-passphrase -d "$WORK/k1" @DEV@
+want=0 both "" luksHeaderRestore -q @DEV@ --header-backup-file "$WORK/hdr-@NAME@"
+want=0 both "" open --test-passphrase -d "$WORK/k1" @DEV@
+
+# Open, status, close; a name taken, a device busy, wrong passphrases.
+want=2 both "wrong" open @DEV@ @NAME@
+want=2 both "" open -d "$WORK/kw" @DEV@ @NAME@
+want=0 both "first" open @DEV@ @NAME@
+_devs+=(cs-$n vs-$n)
+want=0 both "" status @NAME@
+want=5 both "first" open @DEV@ @NAME@
+n=$((n + 1))
+want=5 both "first" open @DEV@ @NAME@
+n=$((n - 1))
+want=0 both "" resize --size 40000 @NAME@ -d "$WORK/k1"
+[ "$(blockdev --getsz /dev/mapper/vs-$n)" = 40000 ] || fail "resize --size"
+want=0 both "" resize @NAME@ -d "$WORK/k1"
+[ "$(blockdev --getsz /dev/mapper/vs-$n)" = "$(blockdev --getsz /dev/mapper/cs-$n)" ] ||
+	fail "resize to the device: $(blockdev --getsz /dev/mapper/vs-$n) sectors, cryptsetup $(blockdev --getsz /dev/mapper/cs-$n)"
+want=0 both "" refresh --allow-discards -d "$WORK/k1" @NAME@
+dmsetup table vs-$n | grep -q ' allow_discards' || fail "refresh --allow-discards: $(dmsetup table vs-$n)"
+want=0 both "" luksSuspend @NAME@
+[ "$(dmsetup info -c --noheadings -o suspended vs-$n)" = Suspended ] || fail "luksSuspend"
+want=2 both "wrong" luksResume @NAME@
+want=0 both "first" luksResume @NAME@
+want=1 both "first" luksResume @NAME@
+dd if=/dev/mapper/vs-$n of=/dev/null bs=64k count=1 iflag=direct status=none || fail "read after luksResume"
+want=0 both "" close @NAME@
+want=4 both "" close @NAME@
+want=4 both "" status @NAME@
+want=0 both "" luksOpen -d "$WORK/k1" @DEV@ @NAME@
+want=0 both "" luksClose @NAME@
+want=0 both "" open --type luks2 --readonly --perf-no_read_workqueue --perf-same_cpu_crypt -d "$WORK/k1" @DEV@ @NAME@
+dmsetup table vs-$n | grep -qw no_read_workqueue || fail "--perf-no_read_workqueue: $(dmsetup table vs-$n)"
+[ "$(blockdev --getro /dev/mapper/vs-$n)" = 1 ] || fail "--readonly"
+want=0 both "" remove @NAME@
+
+# A detached header.
+truncate -s 16M "$WORK/hdr-cs-$n" "$WORK/hdr-vs-$n"
+want=0 both "" luksFormat -q --header "$WORK/hdr-@NAME@" $fast @DEV@ "$WORK/k1"
+want=0 both "" open --header "$WORK/hdr-@NAME@" -d "$WORK/k1" @DEV@ @NAME@
+[ "$(dmsetup table vs-$n | cut -d' ' -f8)" = 0 ] || fail "--header: data offset $(dmsetup table vs-$n)"
+want=0 both "" -v close @NAME@
+cryptsetup open --header "$WORK/hdr-vs-$n" -d "$WORK/k1" "$V" cs-hdr && _devs+=(cs-hdr)
+cryptsetup close cs-hdr
+want=0 both "" --debug luksFormat $fast @DEV@ "$WORK/k1"
+
+# Persistent flags: stored by one tool, honoured by the other.
+want=0 both "" open --persistent --allow-discards -d "$WORK/k1" @DEV@ @NAME@
+want=0 both "" close @NAME@
+same_header "open --persistent --allow-discards"
+cryptsetup open -d "$WORK/k1" "$V" cs-flags && _devs+=(cs-flags)
+dmsetup table cs-flags | grep -q allow_discards || fail "cryptsetup ignores veilsetup's persistent flag"
+cryptsetup close cs-flags
+"$VS" open -d "$WORK/k1" "$C" vs-flags && _devs+=(vs-flags)
+dmsetup table vs-flags | grep -q allow_discards || fail "veilsetup ignores cryptsetup's persistent flag"
+"$VS" close vs-flags
+
+# Image files go through a loop device that goes away with the mapping.
+losetup -d "$C" "$V"
+_loops=()
+want=0 both "" open -d "$WORK/k1" @IMG@ @NAME@
+for f in "$C_FILE" "$V_FILE"; do
+	[ -n "$(losetup -j "$f")" ] || fail "no loop device for $f"
+done
+"$VS" status vs-$n | grep -q "loop:    $V_FILE" || fail "status does not name the image: $("$VS" status vs-$n)"
+want=0 both "" close @NAME@
+sleep 1
+for f in "$C_FILE" "$V_FILE"; do
+	[ -z "$(losetup -j "$f")" ] || fail "loop device left for $f: $(losetup -j "$f")"
+done
+C=$(losetup -f --show "$C_FILE")
+V=$(losetup -f --show "$V_FILE")
+_loops=("$C" "$V")
+
+# LUKS1.
+want=0 both "" luksFormat --type luks1 --pbkdf-force-iterations 1000 -q @DEV@ "$WORK/k1"
+same_header "luksFormat --type luks1"
+want=0 both "" luksAddKey --pbkdf-force-iterations 1000 -d "$WORK/k1" @DEV@ "$WORK/k2"
+want=0 both "" open -d "$WORK/k2" @DEV@ @NAME@
+want=0 both "" close @NAME@
+want=0 both "" --type luks open -d "$WORK/k2" @DEV@ @NAME@
+want=0 both "" close @NAME@
+
+# Plain: cryptsetup's defaults, old spellings.
+want=0 both "pass" open --type plain @DEV@ @NAME@
+[ "$(dmsetup table --showkeys vs-$n | cut -d' ' -f4-5)" = "$(dmsetup table --showkeys cs-$n | cut -d' ' -f4-5)" ] ||
+	fail "plain defaults differ: $(dmsetup table cs-$n | cut -d' ' -f4) vs $(dmsetup table vs-$n | cut -d' ' -f4)"
+want=0 both "" close @NAME@
+want=0 both "pass" create @NAME@ @DEV@
+want=0 both "" remove @NAME@
+
+# Each tool's volume, the other's data.
+for fmt in "--type luks2" "--type luks1" "--type luks2 -c serpent-xts-plain64 --sector-size 4096" \
+	   "--type luks2 -c capi:xts(aes)-plain64"; do
+	for from in cryptsetup "$VS"; do
+		to=$VS
+		[ "$from" = "$VS" ] && to=cryptsetup
+		# pbkdf2: forced iterations of argon2 would use a GiB each
+		$from luksFormat -q $fmt --pbkdf pbkdf2 --pbkdf-force-iterations 1000 "$V" "$WORK/k1" ||
+			fail "$from luksFormat $fmt"
+		$from open -d "$WORK/k1" "$V" x-from && _devs+=(x-from)
+		plaintext "$WORK/a" $((1024 * 1024))
+		write_direct "$WORK/a" /dev/mapper/x-from
+		$from close x-from
+		$to open -d "$WORK/k1" "$V" x-to && _devs+=(x-to)
+		same_data "$WORK/a" /dev/mapper/x-to || fail "$fmt: $to reads other data than $from wrote"
+		$to close x-to
+		echo "ok: $fmt, $(basename "$from") -> $(basename "$to")"
+	done
+done

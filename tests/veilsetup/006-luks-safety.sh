@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# What veilsetup must never do with a LUKS volume:
+# - map a header in the middle of a re-encryption (one key, one offset for
+#   data under two keys) or one with integrity protection: refused with
+#   cryptsetup's message, no mapping, the disk unchanged;
+# - leave the volume key in a keyring: it is in the thread keyring for the
+#   table load only, so open works from a private session keyring too;
+# - keep a wrong passphrase in its memory while it asks again (read through
+#   /proc/PID/mem at the second prompt);
+# - leave the terminal without echo after Ctrl-C at the prompt.
+. "$(dirname "$0")/../lib.sh"
+requires root
+requires cmd cryptsetup
+requires cmd keyctl
+requires cmd python3
+requires module loop dm_crypt
+veil_load
+fast="--pbkdf pbkdf2 --pbkdf-force-iterations 1000"
+printf 'first' > "$WORK/k1"
+snap() { head -c 40M "$1" | sha256sum | cut -d' ' -f1; }
+
+# 1. Re-encryption in progress.
+mkloop 40M
+cryptsetup luksFormat -q $fast "$LOOP" "$WORK/k1"
+cryptsetup reencrypt --init-only -q $fast -d "$WORK/k1" "$LOOP" ||
+	fail "cryptsetup reencrypt --init-only"
+cryptsetup luksDump "$LOOP" | grep -q 'online-reencrypt' || fail "no reencrypt requirement"
+before=$(snap "$LOOP")
+if "$VS" open -d "$WORK/k1" "$LOOP" vt > "$WORK/out" 2>&1; then
+	_devs+=(vt)
+	fail "a header in re-encryption was mapped"
+fi
+cat "$WORK/out"
+grep -q 'Operation incompatible with device marked for LUKS2 reencryption. Aborting.' "$WORK/out" ||
+	fail "not cryptsetup's message: $(cat "$WORK/out")"
+[ -z "$(dmsetup ls --target veil | grep -v 'No devices')" ] || fail "a mapping was left"
+[ "$(snap "$LOOP")" = "$before" ] || fail "the disk changed"
+echo "ok: re-encryption header refused, disk unchanged"
+
+# 2. Integrity (dm-integrity under dm-crypt): no such thing in veil.
+if modprobe dm_integrity 2>/dev/null; then
+	cryptsetup luksFormat -q $fast --integrity hmac-sha256 --integrity-no-wipe \
+		"$LOOP" "$WORK/k1" || fail "cryptsetup luksFormat --integrity"
+	before=$(snap "$LOOP")
+	if "$VS" open -d "$WORK/k1" "$LOOP" vt > "$WORK/out" 2>&1; then
+		_devs+=(vt)
+		fail "an integrity volume was mapped"
+	fi
+	grep -q 'integrity protection' "$WORK/out" || fail "no integrity message: $(cat "$WORK/out")"
+	[ "$(snap "$LOOP")" = "$before" ] || fail "the disk changed"
+	echo "ok: integrity refused"
+else
+	info "no dm-integrity in this kernel: integrity case not run"
+fi
+
+# 3. Keyrings: nothing left, before or after close; a private session works.
+cryptsetup luksFormat -q $fast "$LOOP" "$WORK/k1"
+keys() { grep -c 'logon.*veil:' /proc/keys || true; }
+k0=$(keys)
+keyctl session - "$VS" open -d "$WORK/k1" "$LOOP" vt || fail "open from a private session keyring"
+_devs+=(vt)
+dmsetup table vt | grep -q ' :64:logon:veil:VEIL-LUKS2-' || fail "the table does not name a keyring key: $(dmsetup table vt)"
+[ "$(keys)" = "$k0" ] || fail "a volume key is left in a keyring: $(grep veil: /proc/keys)"
+"$VS" status vt | grep -q 'key location: keyring' || fail "status: key location"
+[ "$(lsblk -dno TYPE /dev/mapper/vt)" = veil ] || fail "lsblk TYPE: $(lsblk -dno TYPE /dev/mapper/vt)"
+"$VS" luksSuspend vt
+"$VS" luksResume -d "$WORK/k1" vt || fail "luksResume"
+[ "$(keys)" = "$k0" ] || fail "luksResume left a key: $(grep veil: /proc/keys)"
+"$VS" close vt
+[ "$(keys)" = "$k0" ] || fail "close left a key"
+echo "ok: no key left in any keyring"
+
+# 4 and 5: the terminal.
+cat > "$WORK/tty.py" <<'PY'
+import os, pty, re, signal, sys, termios, time
+vs, dev, what = sys.argv[1], sys.argv[2], sys.argv[3]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(vs, [vs, "open", "--tries", "2", dev, "vt"])
+def wait_for(text, timeout=60):
+    buf, end = b"", time.time() + timeout
+    while time.time() < end:
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:
+            break
+        buf += chunk
+        if text in buf:
+            return buf
+    sys.exit("no prompt %r: %r" % (text, buf))
+wait_for(b"Enter passphrase")
+if what == "ctrl-c":
+    time.sleep(0.5)
+    echo_off = not (termios.tcgetattr(fd)[3] & termios.ECHO)
+    os.write(fd, b"\x03")
+    _, status = os.waitpid(pid, 0)
+    echo_on = bool(termios.tcgetattr(fd)[3] & termios.ECHO)
+    print("echo off at the prompt: %s, killed by SIGINT: %s, echo back: %s" %
+          (echo_off, os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGINT, echo_on))
+    sys.exit(0 if echo_off and echo_on and os.WIFSIGNALED(status) else 1)
+marker = b"WrongPass-" + os.urandom(6).hex().encode()
+os.write(fd, marker + b"\n")
+wait_for(b"Enter passphrase")
+time.sleep(0.5)
+found = 0
+with open("/proc/%d/maps" % pid) as maps, open("/proc/%d/mem" % pid, "rb", 0) as mem:
+    for line in maps:
+        m = re.match(r"([0-9a-f]+)-([0-9a-f]+) (r)", line)
+        if not m or "[vvar]" in line or "[vsyscall]" in line:
+            continue
+        start, end = int(m.group(1), 16), int(m.group(2), 16)
+        try:
+            mem.seek(start)
+            found += mem.read(end - start).count(marker)
+        except OSError:
+            pass
+print("copies of the wrong passphrase in memory at the second prompt: %d" % found)
+os.write(fd, b"first\n")
+_, status = os.waitpid(pid, 0)
+print("open exit code: %d" % os.WEXITSTATUS(status))
+sys.exit(0 if found == 0 and os.WEXITSTATUS(status) == 0 else 1)
+PY
+python3 "$WORK/tty.py" "$VS" "$LOOP" memory || fail "a wrong passphrase stayed in memory, or open failed"
+_devs+=(vt)
+"$VS" close vt
+python3 "$WORK/tty.py" "$VS" "$LOOP" ctrl-c || fail "Ctrl-C at the prompt"
+dmsetup info vt > /dev/null 2>&1 && fail "a mapping after Ctrl-C"
+echo "ok: the terminal"

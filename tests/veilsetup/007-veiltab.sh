@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# veiltab: /etc/veiltab in crypttab's syntax, opened and closed with
+# veilsetup (what veiltab.service runs at boot and shutdown). LUKS by
+# UUID= with options, plain with a key file, noauto opened only by name,
+# nofail, a bad option reported without stopping the other entries.
+. "$(dirname "$0")/../lib.sh"
+requires root
+requires module loop
+veil_load
+fast="--pbkdf pbkdf2 --pbkdf-force-iterations 1000"
+head -c 64 /dev/urandom > "$WORK/plain.key"
+printf 'tab secret' > "$WORK/luks.key"
+mkloop 40M
+L1=$LOOP
+"$VS" luksFormat -q $fast "$L1" "$WORK/luks.key"
+udevadm trigger --settle "$L1" 2>/dev/null || udevadm settle
+uuid=$("$VS" luksUUID "$L1")
+mkloop 40M
+L2=$LOOP
+mkloop 40M
+L3=$LOOP
+"$VS" luksFormat -q $fast "$L3" "$WORK/luks.key"
+_devs+=(tab-luks tab-plain tab-later tab-bad tab-nofail)
+
+cat > "$WORK/veiltab" <<TAB
+# name     device        key file         options
+tab-luks   UUID=$uuid    $WORK/luks.key   luks,discard,no-read-workqueue
+tab-plain  $L2           $WORK/plain.key  plain,cipher=aes-xts-plain64,size=512,offset=2048,fanout-chunk=8192
+
+tab-later  $L3           $WORK/luks.key   luks,noauto,readonly
+tab-bad    $L3           $WORK/luks.key   luks,frobnicate
+tab-nofail /dev/veil-nosuch $WORK/luks.key nofail
+TAB
+export VEILTAB=$WORK/veiltab VEILSETUP=$VS
+VT=$TOP/userspace/veiltab
+
+# list prints every entry; the bad one makes it fail.
+if "$VT" list; then fail "list: the bad entry was not reported"; fi
+if "$VT" start > "$WORK/out" 2>&1; then fail "a bad entry did not fail the start"; fi
+cat "$WORK/out"
+grep -q "unknown option 'frobnicate'" "$WORK/out" || fail "bad option not reported"
+dmsetup table tab-luks | grep -q ' 2 allow_discards no_read_workqueue$' ||
+	fail "tab-luks options: $(dmsetup table tab-luks)"
+dmsetup table tab-plain | grep -q "aes-xts-plain64 .* $(majmin "$L2") 2048 1 fanout_chunk:8192$" ||
+	fail "tab-plain: $(dmsetup table tab-plain)"
+[ "$(dmsetup table --showkeys tab-plain | cut -d' ' -f5)" = "$(od -An -v -tx1 "$WORK/plain.key" | tr -d ' \n')" ] ||
+	fail "tab-plain: not the key file's key"
+dmsetup info tab-later > /dev/null 2>&1 && fail "noauto entry opened"
+dmsetup info tab-nofail > /dev/null 2>&1 && fail "nofail entry opened"
+grep -q 'tab-nofail not opened (nofail)' "$WORK/out" || fail "nofail not reported"
+
+"$VT" start tab-later || fail "start by name"
+[ "$(blockdev --getro /dev/mapper/tab-later)" = 1 ] || fail "readonly"
+"$VT" start tab-luks | grep -q 'already open' || fail "second start"
+
+"$VT" stop || fail "stop"
+for n in tab-luks tab-plain tab-later; do
+	dmsetup info "$n" > /dev/null 2>&1 && fail "$n left open"
+done
+echo "ok: veiltab start, start NAME, stop"

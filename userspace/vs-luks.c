@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * veilsetup LUKS actions that touch only the header: format, keyslots,
+ * dump, uuid, header backup and restore, erase. Every one is a
+ * libcryptsetup call with cryptsetup's prompts, messages and defaults;
+ * none of them needs the veil target.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <libcryptsetup.h>
+
+#include "veilsetup.h"
+
+/* --type for LUKS actions: NULL (any LUKS), CRYPT_LUKS1 or CRYPT_LUKS2. */
+static int luks_type(const char **type)
+{
+	*type = NULL;
+	if (!opt.type || !strcmp(opt.type, "luks"))
+		return 0;
+	if (!strcmp(opt.type, "luks1")) {
+		*type = CRYPT_LUKS1;
+		return 0;
+	}
+	if (!strcmp(opt.type, "luks2")) {
+		*type = CRYPT_LUKS2;
+		return 0;
+	}
+	fprintf(stderr, "Only LUKS1 and LUKS2 headers are handled here, not type %s.\n",
+		opt.type);
+	return -EINVAL;
+}
+
+/* crypt_init() for @device, with the header in --header if given. */
+static int init_device(const char *device, struct crypt_device **cd)
+{
+	/* libcryptsetup says "Device ... does not exist or access denied." */
+	int r = opt.header ? crypt_init_data_device(cd, opt.header, device) :
+			     crypt_init(cd, device);
+
+	return r < 0 ? -ENODEV : 0;
+}
+
+/**
+ * vs_load_luks() - open @device's LUKS header (--type, --header honoured)
+ * @device: the device or image file.
+ * @cd: the loaded device, to be freed with crypt_free().
+ *
+ * Return: 0, or a negative errno after cryptsetup's message.
+ */
+int vs_load_luks(const char *device, struct crypt_device **cd)
+{
+	const char *type;
+	int r = luks_type(&type);
+
+	if (r)
+		return r;
+	r = init_device(device, cd);
+	if (r)
+		return r;
+	r = crypt_load(*cd, type ?: CRYPT_LUKS, NULL);
+	if (r < 0) {
+		fprintf(stderr, "Device %s is not a valid %s device.\n",
+			opt.header ?: device, type ?: "LUKS");
+		crypt_free(*cd);
+		*cd = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The key file of an action that also takes one as an argument: -d wins,
+ * with cryptsetup's message.
+ */
+static const char *key_file_arg(int argc, char **argv)
+{
+	if (argc > 1 && opt.key_file) {
+		fprintf(stderr, "Option --key-file takes precedence over specified key file "
+			"argument.\n");
+		return opt.key_file;
+	}
+	return argc > 1 ? argv[1] : opt.key_file;
+}
+
+/* The passphrase of an existing slot (-d, or asked with @prompt). */
+static int existing_passphrase(struct crypt_device *cd, const char *prompt,
+			       char **pass, size_t *len)
+{
+	return vs_read_passphrase(cd, prompt, opt.key_file, opt.keyfile_offset,
+				  opt.keyfile_size, 0, pass, len);
+}
+
+/* A new passphrase: the positional key file, or asked (twice on a tty). */
+static int new_passphrase(struct crypt_device *cd, const char *prompt, const char *key_file,
+			  char **pass, size_t *len)
+{
+	return vs_read_passphrase(cd, prompt, key_file,
+				  opt.new_keyfile_offset, opt.new_keyfile_size,
+				  isatty(STDIN_FILENO), pass, len);
+}
+
+/* The slot @pass opens (--key-slot restricts), or -EPERM after a message. */
+static int slot_of(struct crypt_device *cd, const char *pass, size_t len)
+{
+	int slot = crypt_activate_by_passphrase(cd, NULL, opt.key_slot, pass, len, 0);
+
+	if (slot < 0) {
+		fprintf(stderr, "No key available with this passphrase.\n");
+		return slot == -ENOMEM ? -ENOMEM : -EPERM;
+	}
+	return slot;
+}
+
+/* PBKDF: libcryptsetup's default for @type, changed by the options given. */
+static int set_pbkdf(struct crypt_device *cd, const char *type)
+{
+	const struct crypt_pbkdf_type *def = crypt_get_pbkdf_default(type);
+	struct crypt_pbkdf_type pbkdf;
+
+	if (!def)
+		return -EINVAL;
+	pbkdf = *def;
+	if (opt.pbkdf)
+		pbkdf.type = opt.pbkdf;
+	if (opt.hash)
+		pbkdf.hash = opt.hash;
+	if (opt.iter_time)
+		pbkdf.time_ms = opt.iter_time;
+	if (opt.pbkdf_memory)
+		pbkdf.max_memory_kb = opt.pbkdf_memory;
+	if (opt.pbkdf_parallel)
+		pbkdf.parallel_threads = opt.pbkdf_parallel;
+	if (opt.pbkdf_iterations) {
+		pbkdf.iterations = opt.pbkdf_iterations;
+		pbkdf.time_ms = 0;
+		pbkdf.flags |= CRYPT_PBKDF_NO_BENCHMARK;
+	}
+	if (!strcmp(pbkdf.type, CRYPT_KDF_PBKDF2)) {
+		pbkdf.max_memory_kb = 0;
+		pbkdf.parallel_threads = 0;
+	} else {
+		if (!pbkdf.max_memory_kb)
+			pbkdf.max_memory_kb = def->max_memory_kb ?: 1048576;
+		if (!pbkdf.parallel_threads)
+			pbkdf.parallel_threads = def->parallel_threads ?: 4;
+	}
+	return crypt_set_pbkdf_type(cd, &pbkdf);
+}
+
+/* Split "aes-xts-plain64" into cipher and mode, as libcryptsetup takes them. */
+static int split_cipher(const char *spec, char *cipher, char *mode)
+{
+	if (sscanf(spec, "%31[^-]-%31s", cipher, mode) != 2) {
+		fprintf(stderr, "No known cipher specification pattern detected.\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int vs_action_luks_format(int argc, char **argv)
+{
+	const char *spec = opt.cipher ?: "aes-xts-plain64", *type;
+	struct crypt_params_luks2 p2 = { .sector_size = opt.sector_size,
+					 .label = opt.label };
+	struct crypt_params_luks1 p1 = { .hash = opt.hash ?: "sha256" };
+	struct crypt_device *cd = NULL;
+	char cipher[32], mode[32], *pass = NULL, question[512];
+	size_t pass_len = 0, key_bytes;
+	int r;
+
+	r = luks_type(&type) ?: split_cipher(spec, cipher, mode);
+	if (r)
+		return r;
+	type = type ?: CRYPT_LUKS2;
+	if (!strcmp(type, CRYPT_LUKS1) && opt.sector_size > 512) {
+		fprintf(stderr, "Unsupported encryption sector size.\n");
+		return -EINVAL;
+	}
+	if (!strcmp(type, CRYPT_LUKS1) && opt.label) {
+		fprintf(stderr, "Label is supported only for LUKS2.\n");
+		return -EINVAL;
+	}
+	/* cryptsetup's default: 256 bits, doubled for XTS's two keys. */
+	key_bytes = opt.key_bits ? opt.key_bits / 8 : strncmp(mode, "xts", 3) ? 32 : 64;
+	if (strstr(mode, "ctr"))
+		fprintf(stderr, "WARNING: %s is CTR mode: every rewrite of a sector reuses "
+			"its keystream. Use XTS unless nobody can image the device twice.\n",
+			spec);
+
+	r = init_device(argv[0], &cd);
+	if (r)
+		return r;
+	snprintf(question, sizeof(question),
+		 "This will overwrite data on %s irrevocably.", opt.header ?: argv[0]);
+	r = vs_confirm(question);
+	if (!r)
+		r = vs_read_passphrase(cd, "Enter passphrase for the new volume: ",
+				       key_file_arg(argc, argv), opt.keyfile_offset,
+				       opt.keyfile_size, isatty(STDIN_FILENO), &pass, &pass_len);
+	if (!r)
+		r = set_pbkdf(cd, type);
+	if (!r)
+		r = crypt_format(cd, type, cipher, mode, opt.uuid, NULL, key_bytes,
+				 !strcmp(type, CRYPT_LUKS1) ? (void *)&p1 : (void *)&p2);
+	if (!r)
+		r = crypt_keyslot_add_by_volume_key(cd, opt.key_slot, NULL, 0, pass, pass_len);
+	crypt_free(cd);
+	crypt_safe_free(pass);
+	return r < 0 ? r : 0;
+}
+
+int vs_action_add_key(int argc, char **argv)
+{
+	struct crypt_device *cd = NULL;
+	char *old = NULL, *new = NULL;
+	size_t old_len = 0, new_len = 0;
+	int r;
+
+	r = vs_load_luks(argv[0], &cd);
+	if (r)
+		return r;
+	r = existing_passphrase(cd, "Enter any existing passphrase: ", &old, &old_len);
+	if (!r)
+		r = crypt_activate_by_passphrase(cd, NULL, CRYPT_ANY_SLOT, old, old_len, 0);
+	if (r < 0) {
+		if (r == -EPERM)
+			fprintf(stderr, "No key available with this passphrase.\n");
+		goto out;
+	}
+	r = new_passphrase(cd, "Enter new passphrase for key slot: ",
+			   argc > 1 ? argv[1] : NULL, &new, &new_len) ?:
+	    set_pbkdf(cd, crypt_get_type(cd));
+	if (!r)
+		r = crypt_keyslot_add_by_passphrase(cd, opt.key_slot, old, old_len,
+						    new, new_len);
+	if (r >= 0 && opt.verbose)
+		printf("Key slot %d created.\n", r);
+out:
+	crypt_free(cd);
+	crypt_safe_free(old);
+	crypt_safe_free(new);
+	return r < 0 ? r : 0;
+}
+
+/* Destroy @slot, asking first when it is the last one. */
+static int destroy_slot(struct crypt_device *cd, int slot)
+{
+	if (crypt_keyslot_status(cd, slot) == CRYPT_SLOT_ACTIVE_LAST &&
+	    vs_confirm("This is the last keyslot. Device will become unusable after "
+		       "purging this key."))
+		return -EPERM;
+	return crypt_keyslot_destroy(cd, slot);
+}
+
+int vs_action_remove_key(int argc, char **argv)
+{
+	struct crypt_device *cd = NULL;
+	char *pass = NULL;
+	size_t len = 0;
+	int r;
+
+	r = vs_load_luks(argv[0], &cd);
+	if (r)
+		return r;
+	r = vs_read_passphrase(cd, "Enter passphrase to be deleted: ",
+			       key_file_arg(argc, argv), opt.keyfile_offset,
+			       opt.keyfile_size, 0, &pass, &len);
+	if (!r)
+		r = slot_of(cd, pass, len);
+	if (r >= 0) {
+		if (opt.verbose)
+			printf("Key slot %d selected for deletion.\n", r);
+		r = destroy_slot(cd, r);
+	}
+	crypt_free(cd);
+	crypt_safe_free(pass);
+	return r < 0 ? r : 0;
+}
+
+int vs_action_change_key(int argc, char **argv)
+{
+	struct crypt_device *cd = NULL;
+	char *old = NULL, *new = NULL;
+	size_t old_len = 0, new_len = 0;
+	int r;
+
+	r = vs_load_luks(argv[0], &cd);
+	if (r)
+		return r;
+	r = existing_passphrase(cd, "Enter passphrase to be changed: ", &old, &old_len);
+	if (r)
+		goto out;
+	r = slot_of(cd, old, old_len);
+	if (r < 0)
+		goto out;
+	r = new_passphrase(cd, "Enter new passphrase: ", argc > 1 ? argv[1] : NULL,
+			   &new, &new_len) ?:
+	    set_pbkdf(cd, crypt_get_type(cd));
+	/* As cryptsetup: --key-slot (or any) for the old and the new slot. */
+	if (!r)
+		r = crypt_keyslot_change_by_passphrase(cd, opt.key_slot, opt.key_slot,
+						       old, old_len, new, new_len);
+	if (r >= 0 && opt.verbose)
+		printf("Key slot %d changed.\n", r);
+out:
+	crypt_free(cd);
+	crypt_safe_free(old);
+	crypt_safe_free(new);
+	return r < 0 ? r : 0;
+}
+
+/*
+ * As cryptsetup: the passphrase must open a slot other than @kill, or @kill
+ * itself when it is the last one.
+ */
+static int remaining_slot(struct crypt_device *cd, int kill, const char *pass, size_t len)
+{
+	int i, max = crypt_keyslot_max(crypt_get_type(cd));
+
+	for (i = 0; i < max; i++) {
+		crypt_keyslot_info ki = crypt_keyslot_status(cd, i);
+
+		if (i == kill || (ki != CRYPT_SLOT_ACTIVE && ki != CRYPT_SLOT_ACTIVE_LAST))
+			continue;
+		if (crypt_activate_by_passphrase(cd, NULL, i, pass, len, 0) == i)
+			return i;
+	}
+	if (crypt_keyslot_status(cd, kill) == CRYPT_SLOT_ACTIVE_LAST &&
+	    crypt_activate_by_passphrase(cd, NULL, kill, pass, len, 0) == kill)
+		return kill;
+	fprintf(stderr, "No key available with this passphrase.\n");
+	return -EPERM;
+}
+
+int vs_action_kill_slot(int argc, char **argv)
+{
+	struct crypt_device *cd = NULL;
+	char *pass = NULL;
+	size_t len = 0;
+	uint64_t slot;
+	int r;
+
+	(void)argc;
+	r = vs_load_luks(argv[0], &cd);
+	if (r)
+		return r;
+	r = vs_number_arg(argv[1], "key slot", crypt_keyslot_max(crypt_get_type(cd)) - 1,
+			  &slot);
+	if (r)
+		goto out;
+	switch (crypt_keyslot_status(cd, slot)) {
+	case CRYPT_SLOT_ACTIVE:
+	case CRYPT_SLOT_ACTIVE_LAST:
+	case CRYPT_SLOT_UNBOUND:
+		break;
+	default:
+		fprintf(stderr, "Keyslot %d is not active.\n", (int)slot);
+		r = -EINVAL;
+		goto out;
+	}
+	/*
+	 * As cryptsetup: a remaining passphrase proves the right, unless -q on
+	 * a terminal; an empty standard input is no passphrase.
+	 */
+	if (!opt.batch || opt.key_file || !isatty(STDIN_FILENO)) {
+		r = existing_passphrase(cd, "Enter any remaining passphrase: ", &pass, &len);
+		if (!r)
+			r = remaining_slot(cd, slot, pass, len);
+		else if (r == -EPIPE && (!opt.key_file || !strcmp(opt.key_file, "-")))
+			r = 0;
+		if (r < 0)
+			goto out;
+	}
+	r = destroy_slot(cd, slot);
+out:
+	crypt_free(cd);
+	crypt_safe_free(pass);
+	return r < 0 ? r : 0;
+}
+
+int vs_action_dump(int argc, char **argv)
+{
+	struct crypt_device *cd = NULL;
+	int r;
+
+	(void)argc;
+	r = vs_load_luks(argv[0], &cd);
+	if (!r)
+		r = crypt_dump(cd);
+	crypt_free(cd);
+	return r;
+}
+
+int vs_action_uuid(int argc, char **argv)
+{
+	struct crypt_device *cd = NULL;
+	int r;
+
+	(void)argc;
+	r = vs_load_luks(argv[0], &cd);
+	if (r)
+		return r;
+	if (opt.uuid) {
+		r = crypt_set_uuid(cd, opt.uuid);
+	} else {
+		const char *uuid = crypt_get_uuid(cd);
+
+		printf("%s\n", uuid ?: "");
+	}
+	crypt_free(cd);
+	return r;
+}
+
+int vs_action_is_luks(int argc, char **argv)
+{
+	struct crypt_device *cd = NULL;
+	const char *type;
+	int r;
+
+	(void)argc;
+	r = luks_type(&type);
+	if (r)
+		return r;
+	if (init_device(argv[0], &cd))
+		return -ENODEV;
+	r = crypt_load(cd, type ?: CRYPT_LUKS, NULL);
+	if (r < 0 && opt.verbose)
+		fprintf(stderr, "Device %s is not a valid %s device.\n", argv[0], type ?: "LUKS");
+	crypt_free(cd);
+	return r < 0 ? -EINVAL : 0;
+}
+
+static int need_backup_file(void)
+{
+	if (opt.backup_file)
+		return 0;
+	fprintf(stderr, "Option --header-backup-file is required.\n");
+	return -EINVAL;
+}
+
+int vs_action_header_backup(int argc, char **argv)
+{
+	struct crypt_device *cd = NULL;
+	const char *type;
+	int r;
+
+	(void)argc;
+	r = need_backup_file() ?: luks_type(&type) ?: init_device(argv[0], &cd);
+	if (!r)
+		r = crypt_header_backup(cd, type, opt.backup_file);
+	crypt_free(cd);
+	return r;
+}
+
+int vs_action_header_restore(int argc, char **argv)
+{
+	struct crypt_device *cd = NULL;
+	char question[512];
+	const char *type;
+	int r;
+
+	(void)argc;
+	r = need_backup_file() ?: luks_type(&type) ?: init_device(argv[0], &cd);
+	if (r)
+		goto out;
+	if (crypt_load(cd, CRYPT_LUKS, NULL) >= 0) {
+		snprintf(question, sizeof(question), "Device %s already contains LUKS "
+			 "header. Replacing header will destroy existing keyslots.",
+			 argv[0]);
+		r = vs_confirm(question);
+		if (r)
+			goto out;
+		crypt_free(cd);
+		cd = NULL;
+		r = init_device(argv[0], &cd);
+		if (r)
+			goto out;
+	}
+	r = crypt_header_restore(cd, type, opt.backup_file);
+out:
+	crypt_free(cd);
+	return r;
+}
+
+int vs_action_erase(int argc, char **argv)
+{
+	struct crypt_device *cd = NULL;
+	char question[512];
+	int i, r, max;
+
+	(void)argc;
+	r = vs_load_luks(argv[0], &cd);
+	if (r)
+		return r;
+	snprintf(question, sizeof(question), "This operation will erase all keyslots on "
+		 "device %s.\nDevice will become unusable after this operation.", argv[0]);
+	r = vs_confirm(question);
+	max = crypt_keyslot_max(crypt_get_type(cd));
+	for (i = 0; !r && i < max; i++) {
+		crypt_keyslot_info ki = crypt_keyslot_status(cd, i);
+
+		if (ki == CRYPT_SLOT_ACTIVE || ki == CRYPT_SLOT_ACTIVE_LAST ||
+		    ki == CRYPT_SLOT_UNBOUND)
+			r = crypt_keyslot_destroy(cd, i);
+	}
+	crypt_free(cd);
+	return r;
+}
