@@ -85,6 +85,16 @@ want=0 both "" luksDump @DEV@
 want=0 both "" --type luks2 isLuks @DEV@
 want=1 both "" --type luks1 isLuks @DEV@
 
+# Format options: label, uuid, hash, PBKDF parameters, -y without a
+# terminal (one read), then the plain format again for what follows.
+want=0 both "" luksFormat -q -y --pbkdf argon2id --pbkdf-memory 32768 --pbkdf-parallel 1 \
+	--iter-time 100 --hash sha512 --label vol --uuid 11111111-2222-3333-4444-555555555555 \
+	@DEV@ "$WORK/k1"
+same_header "luksFormat --label --uuid --hash --pbkdf-*"
+[ "$(cryptsetup luksUUID "$V")" = 11111111-2222-3333-4444-555555555555 ] || fail "luksFormat --uuid"
+want=0 both "" open --test-passphrase --tries 2 --timeout 5 -d "$WORK/k1" @DEV@
+want=0 both "" luksFormat $fast @DEV@ "$WORK/k1"
+
 # Keyslots.
 want=2 both "" luksAddKey -d "$WORK/kw" $fast @DEV@ "$WORK/k2"
 want=0 both "" luksAddKey -d "$WORK/k1" $fast @DEV@ "$WORK/k2"
