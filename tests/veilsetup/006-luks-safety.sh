@@ -72,7 +72,7 @@ dmsetup table vt | grep -q ' :64:logon:veil:VEIL-LUKS2-' || fail "the table does
 echo "ok: no key left in any keyring"
 
 # 4 and 5: the terminal.
-cat > "$WORK/tty.py" <<'PY'
+cat > "$WORK/prompt.py" <<'PY'
 import os, pty, re, signal, sys, termios, time
 vs, dev, what = sys.argv[1], sys.argv[2], sys.argv[3]
 pid, fd = pty.fork()
@@ -121,9 +121,9 @@ _, status = os.waitpid(pid, 0)
 print("open exit code: %d" % os.WEXITSTATUS(status))
 sys.exit(0 if found == 0 and os.WEXITSTATUS(status) == 0 else 1)
 PY
-python3 "$WORK/tty.py" "$VS" "$LOOP" memory || fail "a wrong passphrase stayed in memory, or open failed"
+python3 "$WORK/prompt.py" "$VS" "$LOOP" memory || fail "a wrong passphrase stayed in memory, or open failed"
 _devs+=(vt)
 "$VS" close vt
-python3 "$WORK/tty.py" "$VS" "$LOOP" ctrl-c || fail "Ctrl-C at the prompt"
+python3 "$WORK/prompt.py" "$VS" "$LOOP" ctrl-c || fail "Ctrl-C at the prompt"
 dmsetup info vt > /dev/null 2>&1 && fail "a mapping after Ctrl-C"
 echo "ok: the terminal"
