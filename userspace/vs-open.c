@@ -559,7 +559,9 @@ static int open_luks(const char *device, const char *name)
 	m.offset = crypt_get_data_offset(cd);
 	m.iv_offset = crypt_get_iv_offset(cd);
 	m.sector_size = crypt_get_sector_size(cd) ?: 512;
-	crypt_persistent_flags_get(cd, CRYPT_FLAGS_ACTIVATION, &flags);
+	/* LUKS1 has no stored flags (libcryptsetup would say so). */
+	if (!strcmp(type, CRYPT_LUKS2))
+		crypt_persistent_flags_get(cd, CRYPT_FLAGS_ACTIVATION, &flags);
 	m.flags = flags | cli_flags();
 	/* As cryptsetup's CRYPT-LUKS2-<uuid without dashes>-<name>. */
 	snprintf(uuid, sizeof(uuid), "%s%s-%s",
