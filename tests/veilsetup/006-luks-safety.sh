@@ -64,6 +64,14 @@ dmsetup table vt | grep -q ' :64:logon:veil:VEIL-LUKS2-' || fail "the table does
 [ "$(keys)" = "$k0" ] || fail "a volume key is left in a keyring: $(grep veil: /proc/keys)"
 "$VS" status vt | grep -q 'key location: keyring' || fail "status: key location"
 [ "$(lsblk -dno TYPE /dev/mapper/vt)" = veil ] || fail "lsblk TYPE: $(lsblk -dno TYPE /dev/mapper/vt)"
+"$VS" status --json vt | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["active"] and d["type"] == "LUKS2" and d["key_location"] == "keyring", d
+assert d["key_bits"] == 512 and "reads" in d["counters"], d' || fail "status --json"
+"$VS" status --json nosuch | python3 -c '
+import json, sys
+assert json.load(sys.stdin) == {"name": "nosuch", "active": False}' || fail "status --json, inactive"
 "$VS" luksSuspend vt
 "$VS" luksResume -d "$WORK/k1" vt || fail "luksResume"
 [ "$(keys)" = "$k0" ] || fail "luksResume left a key: $(grep veil: /proc/keys)"
