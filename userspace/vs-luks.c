@@ -102,10 +102,10 @@ static int new_passphrase(struct crypt_device *cd, const char *prompt, const cha
 				  isatty(STDIN_FILENO), pass, len);
 }
 
-/* The slot @pass opens (--key-slot restricts), or -EPERM after a message. */
-static int slot_of(struct crypt_device *cd, const char *pass, size_t len)
+/* The slot @pass opens (@slot or any), or -EPERM after a message. */
+static int slot_of(struct crypt_device *cd, int slot, const char *pass, size_t len)
 {
-	int slot = crypt_activate_by_passphrase(cd, NULL, opt.key_slot, pass, len, 0);
+	slot = crypt_activate_by_passphrase(cd, NULL, slot, pass, len, 0);
 
 	if (slot < 0) {
 		fprintf(stderr, "No key available with this passphrase.\n");
@@ -222,14 +222,12 @@ int vs_action_add_key(int argc, char **argv)
 	r = vs_load_luks(argv[0], &cd);
 	if (r)
 		return r;
+	/* -S names the new slot here: the old passphrase may open any. */
 	r = existing_passphrase(cd, "Enter any existing passphrase: ", &old, &old_len);
 	if (!r)
-		r = crypt_activate_by_passphrase(cd, NULL, CRYPT_ANY_SLOT, old, old_len, 0);
-	if (r < 0) {
-		if (r == -EPERM)
-			fprintf(stderr, "No key available with this passphrase.\n");
+		r = slot_of(cd, CRYPT_ANY_SLOT, old, old_len);
+	if (r < 0)
 		goto out;
-	}
 	r = new_passphrase(cd, "Enter new passphrase for key slot: ",
 			   argc > 1 ? argv[1] : NULL, &new, &new_len) ?:
 	    set_pbkdf(cd, crypt_get_type(cd));
@@ -269,7 +267,7 @@ int vs_action_remove_key(int argc, char **argv)
 			       key_file_arg(argc, argv), opt.keyfile_offset,
 			       opt.keyfile_size, 0, &pass, &len);
 	if (!r)
-		r = slot_of(cd, pass, len);
+		r = slot_of(cd, opt.key_slot, pass, len);
 	if (r >= 0) {
 		if (opt.verbose)
 			printf("Key slot %d selected for deletion.\n", r);
@@ -293,7 +291,7 @@ int vs_action_change_key(int argc, char **argv)
 	r = existing_passphrase(cd, "Enter passphrase to be changed: ", &old, &old_len);
 	if (r)
 		goto out;
-	r = slot_of(cd, old, old_len);
+	r = slot_of(cd, opt.key_slot, old, old_len);
 	if (r < 0)
 		goto out;
 	r = new_passphrase(cd, "Enter new passphrase: ", argc > 1 ? argv[1] : NULL,
