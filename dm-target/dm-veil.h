@@ -57,6 +57,12 @@
  */
 #define VEIL_KS_AHEAD_MAX_DEFAULT	(64 * 1024)
 #define VEIL_KS_MAX_CHUNKS		(VEIL_FANOUT_CHUNK_MAX / VEIL_FANOUT_CHUNK_MIN)
+/*
+ * A keystream read at most this large whose keystream is not all ready when
+ * the device completes it is decrypted where it completed (in softirq after
+ * a hard IRQ): shorter than waking the crypt queue.
+ */
+#define VEIL_KS_FINISH_INLINE_MAX	(64 * 1024)
 
 /**
  * enum veil_flag - engine switches from the table line (bits of veil_c.flags)

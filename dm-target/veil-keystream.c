@@ -14,9 +14,11 @@
  *
  * The job's hold belongs to the device read: its completion sweeps the
  * ready chunks, runs what nobody claimed, and drops the hold. The XOR and
- * any decryption leave hard-IRQ context: there, the completion hands the
- * XOR to softirq (veil-bh.c) or, when chunks are left to decrypt, queues
- * the job's runner on the crypt queue.
+ * any decryption leave hard-IRQ context for softirq on the same CPU
+ * (veil-bh.c). Chunks nobody claimed are decrypted there, or in the
+ * completion itself when that is not a hard IRQ, if the read is at most
+ * VEIL_KS_FINISH_INLINE_MAX bytes or the table says no_read_workqueue;
+ * those of a larger read go to the job's runner on the crypt queue.
  *
  * Keystream pages come from the page allocator without waiting, never from
  * the write reserve, and count against the target's cap on pages in
@@ -134,11 +136,11 @@ void veil_ks_chunk_done(struct veil_io *io, unsigned int idx)
 	veil_job_put(io);
 }
 
-/* Softirq after a hard-IRQ completion: every chunk was claimed. */
-static void veil_ks_bh(struct veil_io *io)
+/* The completion, or softirq after it: XOR what is ready, run the rest. */
+static void veil_ks_finish(struct veil_io *io)
 {
 	veil_ks_sweep(io);
-	veil_job_put(io);
+	veil_job_run(io, VEIL_IN_ENDIO, true);
 }
 
 static void veil_ks_runner_work(struct work_struct *work)
@@ -154,10 +156,11 @@ static void veil_ks_runner_work(struct work_struct *work)
  * @io: the job.
  * @status: the read's status.
  *
- * Called from the read's completion, in any context. When every chunk is
- * claimed, the ready ones are XORed here, or in softirq right after a
- * hard-IRQ completion (veil-bh.c); otherwise the job's runner is queued to
- * do that and decrypt what nobody claimed.
+ * Called from the read's completion, in any context. The ready chunks are
+ * XORed, and those nobody claimed decrypted, here or in softirq right after
+ * a hard-IRQ completion (veil-bh.c); the job's runner on the crypt queue
+ * does both instead when chunks are left to decrypt of a read larger than
+ * VEIL_KS_FINISH_INLINE_MAX, unless the table says no_read_workqueue.
  */
 void veil_ks_read_done(struct veil_io *io, blk_status_t status)
 {
@@ -179,13 +182,14 @@ void veil_ks_read_done(struct veil_io *io, blk_status_t status)
 	else
 		this_cpu_inc(vc->stats->ahead_miss);
 
-	if (claimed) {
-		if (in_hardirq() || irqs_disabled())
-			veil_bh_defer(io, veil_ks_bh);
-		else
-			veil_ks_bh(io);
+	if (!claimed && io->iter.bi_size > VEIL_KS_FINISH_INLINE_MAX &&
+	    !test_bit(VEIL_NO_READ_WQ, &vc->flags)) {
+		INIT_WORK(&io->work, veil_ks_runner_work);
+		queue_work(vc->crypt_wq, &io->work);
 		return;
 	}
-	INIT_WORK(&io->work, veil_ks_runner_work);
-	queue_work(vc->crypt_wq, &io->work);
+	if (in_hardirq() || irqs_disabled())
+		veil_bh_defer(io, veil_ks_finish);
+	else
+		veil_ks_finish(io);
 }
