@@ -17,8 +17,9 @@
  * any decryption leave hard-IRQ context for softirq on the same CPU
  * (veil-bh.c). Chunks nobody claimed are decrypted there, or in the
  * completion itself when that is not a hard IRQ, if the read is at most
- * VEIL_KS_FINISH_INLINE_MAX bytes or the table says no_read_workqueue;
- * those of a larger read go to the job's runner on the crypt queue.
+ * VEIL_KS_FINISH_INLINE_MAX bytes; those of a larger read go to the job's
+ * runner on the crypt queue. (no_read_workqueue reads have no keystream
+ * job.)
  *
  * Keystream pages come from the page allocator without waiting, never from
  * the write reserve, and count against the target's cap on pages in
@@ -160,7 +161,7 @@ static void veil_ks_runner_work(struct work_struct *work)
  * XORed, and those nobody claimed decrypted, here or in softirq right after
  * a hard-IRQ completion (veil-bh.c); the job's runner on the crypt queue
  * does both instead when chunks are left to decrypt of a read larger than
- * VEIL_KS_FINISH_INLINE_MAX, unless the table says no_read_workqueue.
+ * VEIL_KS_FINISH_INLINE_MAX.
  */
 void veil_ks_read_done(struct veil_io *io, blk_status_t status)
 {
@@ -182,8 +183,7 @@ void veil_ks_read_done(struct veil_io *io, blk_status_t status)
 	else
 		this_cpu_inc(vc->stats->ahead_miss);
 
-	if (!claimed && io->iter.bi_size > VEIL_KS_FINISH_INLINE_MAX &&
-	    !test_bit(VEIL_NO_READ_WQ, &vc->flags)) {
+	if (!claimed && io->iter.bi_size > VEIL_KS_FINISH_INLINE_MAX) {
 		INIT_WORK(&io->work, veil_ks_runner_work);
 		queue_work(vc->crypt_wq, &io->work);
 		return;
