@@ -65,6 +65,10 @@ V_FILE=$(losetup -nO BACK-FILE "$V")
 want=0 both "" -?
 want=0 both "" --help
 want=0 both "" --version
+# The package's version, never a stale one a rebuild missed.
+pkgver=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$TOP/debian/changelog")
+[ "$("$VS" --version)" = "veilsetup $pkgver" ] ||
+	fail "--version says '$("$VS" --version)', the package is $pkgver"
 want=1 both "" frobnicate
 want=1 both "" --frobnicate open @DEV@ @NAME@
 want=1 both "" open
