@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dm-veil bottom halves: light work of a read completed in hard IRQ,
+ * dm-veil bottom halves: the cipher work of a read completed in hard IRQ,
  * moved to softirq on the same CPU.
  *
  * A read that completes in hard IRQ (NVMe, a timer) must not run the
- * cipher there. Short work that dm-crypt would do in the completion (the
- * XOR of a CTR read whose keystream is ready; decryption with
- * no_read_workqueue) runs in softirq right after the interrupt instead of
- * waking a worker: each CPU has a list of such reads and a tasklet that
- * drains it. The tasklets belong to the target, not to a bio, so a bio
- * may end inside the drain (a tasklet that freed itself would be touched
- * again by the tasklet code after it returns).
+ * cipher there. What is bounded per read (the XOR and the rest of a CTR
+ * read of at most 64 KiB whose keystream was computed ahead; decryption
+ * with no_read_workqueue) runs in softirq right after the interrupt
+ * instead of waking a worker, as 6.12's dm-crypt uses its BH workqueue
+ * for no_read_workqueue: each CPU has a list of such reads and a tasklet
+ * that drains it. A drain stops after VEIL_BH_BUDGET_NS and schedules
+ * itself again for the rest, so softirq never runs the cipher for long
+ * at a stretch (the BH workqueue's own limit is 2 ms too). The tasklets
+ * belong to the target, not to a bio, so a bio may end inside the drain
+ * (a tasklet that freed itself would be touched again by the tasklet code
+ * after it returns).
  *
  * Softirq runs on interrupt exit whatever task holds the CPU; a CPU that
  * goes offline hands its pending tasklets to another (takeover_tasklets).
@@ -18,28 +22,53 @@
 #include <linux/interrupt.h>
 #include <linux/llist.h>
 #include <linux/percpu.h>
+#include <linux/sched/clock.h>
 
 #include "dm-veil.h"
+
+/* The longest a drain runs before it lets other softirq work in. */
+#define VEIL_BH_BUDGET_NS	(2 * NSEC_PER_MSEC)
 
 /**
  * struct veil_bh - one CPU's reads waiting for softirq
  * @ios: the reads, newest first.
- * @tasklet: drains @ios.
+ * @backlog: reads a drain left for the next one, oldest first; only the
+ *	tasklet touches it, and a tasklet never runs twice at once.
+ * @tasklet: drains @backlog, then @ios.
  */
 struct veil_bh {
 	struct llist_head ios;
+	struct llist_node *backlog;
 	struct tasklet_struct tasklet;
 };
 
 static void veil_bh_drain(struct tasklet_struct *t)
 {
 	struct veil_bh *bh = from_tasklet(bh, t, tasklet);
-	struct llist_node *list = llist_reverse_order(llist_del_all(&bh->ios));
-	struct veil_io *io, *next;
+	u64 end = local_clock() + VEIL_BH_BUDGET_NS;
+	struct llist_node *list = bh->backlog;
+	struct veil_io *io;
 
-	/* @fn may end the bio and free @io: take @next first. */
-	llist_for_each_entry_safe(io, next, list, bh_node)
+	if (!list)
+		list = llist_reverse_order(llist_del_all(&bh->ios));
+	bh->backlog = NULL;
+	while (list) {
+		io = llist_entry(list, struct veil_io, bh_node);
+		/* @fn may end the bio and free @io: step first. */
+		list = list->next;
 		io->bh_fn(io);
+		if (list && local_clock() > end) {
+			bh->backlog = list;
+			tasklet_schedule(t);
+			return;
+		}
+	}
+	/*
+	 * A read queued while the tasklet was scheduled for a backlog did not
+	 * schedule it again.
+	 */
+	if (!llist_empty(&bh->ios))
+		tasklet_schedule(t);
 }
 
 /**
@@ -80,6 +109,7 @@ int veil_bh_init(struct dm_target *ti, struct veil_c *vc)
 	for_each_possible_cpu(cpu) {
 		bh = per_cpu_ptr(vc->bh, cpu);
 		init_llist_head(&bh->ios);
+		bh->backlog = NULL;
 		tasklet_setup(&bh->tasklet, veil_bh_drain);
 	}
 	return 0;

@@ -19,7 +19,7 @@
  * same_cpu_crypt), whose runner offers chunks the same way. With
  * no_read_workqueue every read decrypts in its completion, without
  * helpers, and one that completes in hard IRQ or with interrupts off in
- * softirq right after it (veil-bh.c), as dm-crypt does. An async cipher
+ * softirq right after it (veil-bh.c), as 6.12's dm-crypt does. An async cipher
  * driver makes an inline decryption go on from the crypt queue.
  *
  * CTR reads up to keystream_ahead_max: see veil-keystream.c.

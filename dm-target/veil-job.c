@@ -11,6 +11,8 @@
  * - A chunk is claimed once. Until a job is listed for helpers only its
  *   runner claims, without a lock; once listed, every claim takes
  *   jobs_lock, and the claim of the last chunk takes the job off the list.
+ *   A read's completion may claim in softirq (veil-bh.c): jobs_lock is
+ *   taken with bottom halves off everywhere.
  *   So a listed job always has an unclaimed chunk and a pending count above
  *   zero: a helper that finds it on the list may use it.
  * - The runner claims until no chunk is left, then drops its hold and never
@@ -59,12 +61,12 @@ void veil_job_list(struct veil_io *io)
 {
 	struct veil_c *vc = io->vc;
 
-	spin_lock(&vc->jobs_lock);
+	spin_lock_bh(&vc->jobs_lock);
 	if (!io->listed && io->next_chunk < io->nr_chunks) {
 		io->listed = true;
 		list_add_tail(&io->node, &vc->jobs);
 	}
-	spin_unlock(&vc->jobs_lock);
+	spin_unlock_bh(&vc->jobs_lock);
 }
 
 /* Take the next chunk of a listed job; vc->jobs_lock is held. */
@@ -96,12 +98,12 @@ bool veil_job_claim(struct veil_io *io, unsigned int *idx)
 		*idx = io->next_chunk++;
 		return true;
 	}
-	spin_lock(&vc->jobs_lock);
+	spin_lock_bh(&vc->jobs_lock);
 	if (io->next_chunk < io->nr_chunks) {
 		*idx = veil_job_take(io);
 		claimed = true;
 	}
-	spin_unlock(&vc->jobs_lock);
+	spin_unlock_bh(&vc->jobs_lock);
 	return claimed;
 }
 
@@ -117,11 +119,11 @@ struct veil_io *veil_job_claim_listed(struct veil_c *vc, unsigned int *idx)
 {
 	struct veil_io *io;
 
-	spin_lock(&vc->jobs_lock);
+	spin_lock_bh(&vc->jobs_lock);
 	io = list_first_entry_or_null(&vc->jobs, struct veil_io, node);
 	if (io)
 		*idx = veil_job_take(io);
-	spin_unlock(&vc->jobs_lock);
+	spin_unlock_bh(&vc->jobs_lock);
 	return io;
 }
 
@@ -178,9 +180,9 @@ bool veil_job_run_chunk(struct veil_io *io, struct veil_req *r,
 	/* The read's data is in once the flag is seen; see veil-keystream.c. */
 	if (kind == VEIL_JOB_KEYSTREAM && smp_load_acquire(&io->read_done))
 		kind = VEIL_JOB_READ;
-
-	ret = veil_crypt_chunk(io, r, idx, kind, &done, atomic);
+	/* Counted first: once in flight, @io and the target may be gone. */
 	this_cpu_inc(vc->stats->where[where]);
+	ret = veil_crypt_chunk(io, r, idx, kind, &done, atomic);
 	/* In flight: the driver's callback may already have finished @io. */
 	if (ret == -EINPROGRESS)
 		return true;
