@@ -452,6 +452,8 @@ int main(int argc, char **argv)
 		r = vs_benchmark(opt.cipher, opt.key_bits, opt.json);
 	else
 		r = a->fn(nargs, argv + optind + 1);
+	if (r < 0 && nargs)
+		vs_nbd_explain(argv[optind + 1]);
 	r = exit_code(r < 0 ? r : 0);
 	if (opt.verbose && r)
 		printf("Command failed with code %i (%s).\n", -r, exit_text[r]);

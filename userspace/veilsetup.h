@@ -118,6 +118,9 @@ int vs_loop_attach(const char *file, int read_only, char *dev, size_t dev_len);
 int vs_loop_backing_file(const char *dev, char *file, size_t len);
 void vs_loop_refresh_capacity(const char *dev);
 
+/* vs-nbd.c: network block devices */
+void vs_nbd_explain(const char *dev);
+
 /* vs-bench.c: cipher and PBKDF speed */
 int vs_benchmark(const char *spec, int key_bits, int json);
 

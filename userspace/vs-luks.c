@@ -160,6 +160,19 @@ static int split_cipher(const char *spec, char *cipher, char *mode)
 	return 0;
 }
 
+/* Errors of a device that stopped taking writes (gone, disconnected). */
+static int vs_io_error(int r)
+{
+	return r == -EIO || r == -ENXIO || r == -ENODEV || r == -ENOSPC || r == -EROFS;
+}
+
+/* luksFormat stopped after it began to write @device: say what is left. */
+static void format_broken(const char *device)
+{
+	fprintf(stderr, "luksFormat of %s did not finish: its LUKS header may be partly written, and the device holds no usable volume. Run luksFormat again once the device works.\n",
+		opt.header ?: device);
+}
+
 int vs_action_luks_format(int argc, char **argv)
 {
 	const char *spec = opt.cipher ?: "aes-xts-plain64", *type;
@@ -202,11 +215,17 @@ int vs_action_luks_format(int argc, char **argv)
 				       opt.keyfile_size, isatty(STDIN_FILENO), &pass, &pass_len);
 	if (!r)
 		r = set_pbkdf(cd, type);
-	if (!r)
+	if (!r) {
 		r = crypt_format(cd, type, cipher, mode, opt.uuid, NULL, key_bytes,
 				 !strcmp(type, CRYPT_LUKS1) ? (void *)&p1 : (void *)&p2);
-	if (!r)
+		if (r < 0 && vs_io_error(r))
+			format_broken(argv[0]);
+	}
+	if (!r) {
 		r = crypt_keyslot_add_by_volume_key(cd, opt.key_slot, NULL, 0, pass, pass_len);
+		if (r < 0)
+			format_broken(argv[0]);
+	}
 	crypt_free(cd);
 	crypt_safe_free(pass);
 	return r < 0 ? r : 0;
