@@ -13,6 +13,7 @@
 #   make demo     deps + build + an encrypted volume on a loop file, in the guest
 #   make bench    deps + build + fio: raw vs dm-crypt vs veil, in the guest
 #   make bench-fs deps + build + file-system command times per cipher
+#   make bench-nbd deps + build + reads over NBD with network delay
 #   make checkpatch   kernel style check of dm-target/
 #   make debug-kernel build the debug guest kernel (KASAN, lockdep, kmemleak,
 #                 fault injection) in build/linux-debug; reused when unchanged
@@ -158,6 +159,11 @@ bench-fs: deps
 	scripts/build-cramfs.sh
 	bench/fs-run
 
+bench-nbd: deps
+	scripts/deps.sh bench
+	$(MAKE) all
+	bench/nbd-run
+
 $(CHECKPATCH):
 	mkdir -p build
 	tar -C build -xf /usr/src/linux-source-6.1.tar.xz \
@@ -176,4 +182,4 @@ clean:
 distclean: clean
 	rm -rf build
 
-.PHONY: all module kernel debug-kernel veilsetup install dkms-src dkms-install dkms-remove deb check-build-deps check-userspace-deps deps test demo bench bench-fs checkpatch clean distclean
+.PHONY: all module kernel debug-kernel veilsetup install dkms-src dkms-install dkms-remove deb check-build-deps check-userspace-deps deps test demo bench bench-fs bench-nbd checkpatch clean distclean
