@@ -6,6 +6,7 @@
  * none of them needs the veil target.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +63,13 @@ int vs_load_luks(const char *device, struct crypt_device **cd)
 		return r;
 	r = crypt_load(*cd, type ?: CRYPT_LUKS, NULL);
 	if (r < 0) {
-		fprintf(stderr, "Device %s is not a valid %s device.\n",
-			opt.header ?: device, type ?: "LUKS");
+		/* A device that cannot be read is not one without a header. */
+		if (r == -EIO)
+			fprintf(stderr, "Cannot read the header of %s: input/output error.\n",
+				opt.header ?: device);
+		else
+			fprintf(stderr, "Device %s is not a valid %s device.\n",
+				opt.header ?: device, type ?: "LUKS");
 		crypt_free(*cd);
 		*cd = NULL;
 		return -EINVAL;
@@ -160,17 +166,43 @@ static int split_cipher(const char *spec, char *cipher, char *mode)
 	return 0;
 }
 
-/* Errors of a device that stopped taking writes (gone, disconnected). */
-static int vs_io_error(int r)
+/* The header's first block, as the device holds it (not the page cache). */
+#define VS_HEAD_BYTES	4096
+
+/*
+ * Read the first block of @path into @buf (VS_HEAD_BYTES, aligned).
+ * Return: 0, or -1 if it cannot be read.
+ */
+static int read_head(const char *path, void *buf)
 {
-	return r == -EIO || r == -ENXIO || r == -ENODEV || r == -ENOSPC || r == -EROFS;
+	int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);	/* a file system without O_DIRECT */
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, VS_HEAD_BYTES, 0);
+	close(fd);
+	return n == VS_HEAD_BYTES ? 0 : -1;
 }
 
-/* luksFormat stopped after it began to write @device: say what is left. */
-static void format_broken(const char *device)
+/*
+ * crypt_format() failed on @path: say whether it left the device as it was.
+ * @before is the first block read before it, or NULL if that failed.
+ */
+static void format_failed(const char *path, const void *before)
 {
-	fprintf(stderr, "luksFormat of %s did not finish: its LUKS header may be partly written, and the device holds no usable volume. Run luksFormat again once the device works.\n",
-		opt.header ?: device);
+	void *now = NULL;
+
+	if (before && !posix_memalign(&now, VS_HEAD_BYTES, VS_HEAD_BYTES) &&
+	    !read_head(path, now) && !memcmp(before, now, VS_HEAD_BYTES)) {
+		free(now);	/* nothing written at the start: as it was */
+		return;
+	}
+	free(now);
+	fprintf(stderr, "luksFormat of %s did not finish after it began to write: its LUKS header may be partly written, and the device holds no usable volume. Run luksFormat again once the device works.\n",
+		path);
 }
 
 int vs_action_luks_format(int argc, char **argv)
@@ -182,7 +214,8 @@ int vs_action_luks_format(int argc, char **argv)
 	struct crypt_device *cd = NULL;
 	char cipher[32], mode[32], *pass = NULL, question[512];
 	size_t pass_len = 0, key_bytes;
-	int r;
+	void *head = NULL;
+	int head_ok, r;
 
 	r = luks_type(&type) ?: split_cipher(spec, cipher, mode);
 	if (r)
@@ -216,16 +249,20 @@ int vs_action_luks_format(int argc, char **argv)
 	if (!r)
 		r = set_pbkdf(cd, type);
 	if (!r) {
+		head_ok = !posix_memalign(&head, VS_HEAD_BYTES, VS_HEAD_BYTES) &&
+			  !read_head(opt.header ?: argv[0], head);
 		r = crypt_format(cd, type, cipher, mode, opt.uuid, NULL, key_bytes,
 				 !strcmp(type, CRYPT_LUKS1) ? (void *)&p1 : (void *)&p2);
-		if (r < 0 && vs_io_error(r))
-			format_broken(argv[0]);
+		if (r < 0)
+			format_failed(opt.header ?: argv[0], head_ok ? head : NULL);
 	}
 	if (!r) {
 		r = crypt_keyslot_add_by_volume_key(cd, opt.key_slot, NULL, 0, pass, pass_len);
 		if (r < 0)
-			format_broken(argv[0]);
+			fprintf(stderr, "The LUKS header on %s is written, but its first keyslot is not: no passphrase opens it. Run luksFormat again.\n",
+				opt.header ?: argv[0]);
 	}
+	free(head);
 	crypt_free(cd);
 	crypt_safe_free(pass);
 	return r < 0 ? r : 0;

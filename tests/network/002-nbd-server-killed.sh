@@ -3,8 +3,9 @@
 # The NBD server dies in the middle of a write stream and comes back.
 # A writer on ext4 on a veil volume over NBD appends numbered 64 KiB
 # records, each followed by fdatasync (a flush through veil to the
-# server), and logs a record as acknowledged only once its flush
-# returned. The server is killed with SIGKILL while the writer runs: the
+# server, which fsyncs the export file: the export has flush and fua),
+# and logs a record as acknowledged only once its flush returned. The
+# flushes are seen to reach the NBD device. The server is killed with SIGKILL while the writer runs: the
 # writer must get an error within the client's timeout, nothing may hang,
 # and the volume must close. After the server restarts and the client
 # reconnects, the volume opens, fsck finds the file system clean after the
@@ -35,14 +36,27 @@ while n < 100000:
     n += 1
 PY
 
+# stop_writer MESSAGE: fail, the writer killed first so that the file
+# system can be unmounted
+stop_writer() {
+	kill $wpid 2>/dev/null || true
+	wait $wpid 2>/dev/null || true
+	fail "$1"
+}
+
 for spec in aes-xts-plain64 aes-ctr-plain64; do
 	# vs_open's cipher, for the first open and the reopen alike
 	CIPHER=$spec KEYBITS=$([ $spec = aes-xts-plain64 ] && echo 512 || echo 256)
 	vs_open "$NBD" vt
+	for d in nbd0 "$(basename "$(readlink -f /dev/mapper/vt)")"; do
+		[ "$(cat /sys/block/$d/queue/write_cache)" = "write back" ] ||
+			fail "$spec: $d has no write cache: flushes would be dropped"
+	done
 	mkfs.ext4 -q /dev/mapper/vt
 	mount /dev/mapper/vt "$mnt"
 	track_mount "$mnt"
 	: > "$LOG"
+	flushes=$(nbd_flushes)
 	python3 "$WORK/writer.py" "$mnt/stream" "$LOG" 2> "$WORK/writer.err" &
 	wpid=$!
 	# Some records in, then the crash.
@@ -51,7 +65,9 @@ for spec in aes-xts-plain64 aes-ctr-plain64; do
 		kill -0 $wpid 2>/dev/null || fail "$spec: the writer stopped before the crash: $(cat "$WORK/writer.err")"
 		sleep 0.1
 	done
-	[ "$(wc -l < "$LOG")" -ge 40 ] || fail "$spec: 40 records took more than 30 s"
+	[ "$(wc -l < "$LOG")" -ge 40 ] || stop_writer "$spec: 40 records took more than 30 s"
+	flushed=$(($(nbd_flushes) - flushes))
+	[ "$flushed" -ge 40 ] || stop_writer "$spec: $flushed flushes reached $NBD for 40 fdatasync calls"
 	nbd_server_kill
 	# The client sees the connection reset: errors, not a hang.
 	for ((i = 0; i < 600; i++)); do
@@ -60,7 +76,7 @@ for spec in aes-xts-plain64 aes-ctr-plain64; do
 	done
 	if kill -0 $wpid 2>/dev/null; then
 		ps -o pid,stat,wchan:32,args -p $wpid >&2 || true
-		fail "$spec: the writer still runs 60 s after the server died"
+		stop_writer "$spec: the writer still runs 60 s after the server died"
 	fi
 	rc=0
 	wait $wpid || rc=$?
@@ -68,7 +84,7 @@ for spec in aes-xts-plain64 aes-ctr-plain64; do
 	grep -q "Errno 5\|Input/output error\|Read-only file system" "$WORK/writer.err" ||
 		fail "$spec: the writer failed otherwise: $(cat "$WORK/writer.err")"
 	acked=$(wc -l < "$LOG")
-	info "$spec: $acked records acknowledged, then: $(tail -1 "$WORK/writer.err")"
+	info "$spec: $acked records acknowledged ($flushed flushes on $NBD by the 40th), then: $(tail -1 "$WORK/writer.err")"
 	within 60 umount "$mnt" || fail "$spec: umount after the crash did not finish"
 	within 30 vs_close vt || fail "$spec: close after the crash did not finish"
 	within 30 nbd_disconnect || fail "$spec: nbd-client -d did not finish"

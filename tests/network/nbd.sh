@@ -13,6 +13,7 @@
 #                          $WORK/nbd-server.conf (export "veil")
 #   nbd_connect [DEV]      nbd-client: DEV (/dev/nbd0) is the export;
 #                          waits until it has its size
+#   nbd_flushes [DEV]      flush requests DEV completed so far
 #   nbd_disconnect [DEV]   nbd-client -d
 #   nbd_server_start       (again, after nbd_server_kill)
 #   nbd_server_kill        SIGKILL, as a crash would
@@ -41,13 +42,17 @@ nbd_setup() {
 
 	EXPORT=$WORK/export.img
 	truncate -s "$1" "$EXPORT"
-	# No user line: the server keeps root's rights to the file.
+	# No user line: the server keeps root's rights to the file. flush and
+	# fua: the client gets a write cache to flush, and a flush makes the
+	# server fsync the file (without them the kernel drops every flush).
 	cat > "$WORK/nbd-server.conf" <<-EOF
 	[generic]
 	listenaddr = $NBD_SRV
 	port = $NBD_PORT
 	[veil]
 	exportname = $EXPORT
+	flush = true
+	fua = true
 	EOF
 	# Cleanup runs the registered commands newest first: the client goes
 	# before the server, the server before the link.
@@ -88,6 +93,11 @@ nbd_connect() {
 	done
 	[ "$(blockdev --getsize64 "$dev")" -gt 0 ] || fail "$dev has no size after nbd-client"
 	udevadm settle
+}
+
+nbd_flushes() {
+	local dev=${1:-$NBD}
+	awk '{ print $16 }' "/sys/block/${dev#/dev/}/stat"
 }
 
 nbd_disconnect() {
