@@ -168,8 +168,15 @@ readf() { dd if="$NODE" of="$WORK/ks.read" bs="$1" count="$2" iflag=direct statu
 run ks-miss "$CTR" readf 64k 100
 cmp -s "$WORK/ks.data" "$WORK/ks.read" || fail "ks-miss: the data read back differs from what was written"
 [ "$(st ks-miss keystream_miss)" -gt 0 ] || fail "ks-miss: no keystream miss to look at"
-[ "$(st ks-miss chunks_queue)" = 0 ] && [ "$(st ks-miss chunks_endio)" -gt 0 ] ||
-	fail "ks-miss: chunks_endio=$(st ks-miss chunks_endio) chunks_queue=$(st ks-miss chunks_queue), want the misses' rest in the completion, none queued"
+# The queue still runs reads that went without keystream-ahead (no helper
+# free: plain reads after a hard-IRQ completion) and chunks an
+# asynchronous cipher call deferred (resumed from the queue); one tenth of
+# the completion's share is room for those (6.12, two guests on the
+# machine: 10 queued against 346, with one read skipped). 4c15a10 queued
+# every miss's rest.
+[ "$(st ks-miss chunks_endio)" -gt 0 ] &&
+	[ $(($(st ks-miss chunks_queue) * 10)) -le "$(st ks-miss chunks_endio)" ] ||
+	fail "ks-miss: chunks_endio=$(st ks-miss chunks_endio) chunks_queue=$(st ks-miss chunks_queue) keystream_skip=$(st ks-miss keystream_skip), want the misses' rest in the completion"
 [ -z "$TRACER" ] || ctx ks-miss 'veil_crypt_[a-z_]*' | grep -qE '^hardirq=0 softirq=[1-9]' ||
 	fail "ks-miss: want cipher work in softirq, none in hard IRQ: $(ctx ks-miss 'veil_crypt_[a-z_]*')"
 run ks-big "$CTR 1 keystream_ahead_max:131072" readf 128k 50
