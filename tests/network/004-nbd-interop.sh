@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Through the network device: for every cipher spec, data veil writes over
-# NBD reads back through dm-crypt with the same table line and the
-# reverse, and the server's export file never holds the plaintext; then
-# the XTS and CTR specs again with 4096-byte sectors.
+# Through the network device: for one spec of each cipher and mode of
+# tests/interop/specs.txt (interop/001 runs all of them on a local
+# device), data veil writes over NBD reads back through dm-crypt with the
+# same table line and the reverse, and the server's export file never
+# holds the plaintext; then XTS and CTR again with 4096-byte sectors.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires module dm_crypt
@@ -15,12 +16,17 @@ nbd_connect
 plaintext "$WORK/a" "$DATA"
 plaintext "$WORK/b" "$DATA"
 n=0
+declare -A seen
 while read -r -u 3 spec bytes; do
 	case "$spec" in ''|'#'*) continue ;; esac
+	# cipher and mode: aes-xts-plain64 -> aes-xts, capi:cbc(aes)-... -> capi:cbc
+	family=$(echo "$spec" | sed -E 's/^([^-(]*[-(]?[a-z]*).*/\1/')
+	[ -z "${seen[$family]:-}" ] || continue
+	seen[$family]=1
 	interop_one "$NBD" "$spec" "$bytes" 99 ""
 	n=$((n + 1))
 done 3< "$SPECS"
-[ "$n" -ge 20 ] || fail "only $n specs checked"
+[ "$n" -ge 18 ] || fail "only $n specs checked"
 for spec in "aes-xts-plain64 64" "aes-ctr-plain64 32"; do
 	interop_one "$NBD" ${spec% *} ${spec#* } $((8 * 99)) "sector_size:4096 iv_large_sectors"
 done
