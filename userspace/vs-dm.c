@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <libdevmapper.h>
 
 #include "veilsetup.h"
@@ -155,16 +156,40 @@ int vs_dm_message(const char *name, const char *msg)
 	return ok ? 0 : -EINVAL;
 }
 
+/* libdevmapper's messages while a removal may still be retried: none. */
+static void quiet_log(int level, const char *file, int line, int dm_errno_or_class,
+		      const char *f, ...)
+{
+	(void)level; (void)file; (void)line; (void)dm_errno_or_class; (void)f;
+}
+
+/*
+ * Remove @name. A device that is busy for a moment (udev probing it after
+ * the last close) is tried again for 5 s, as cryptsetup does, and the
+ * caller says "still in use" if it stays busy: libdevmapper's own retry
+ * would print every busy try. Any other failure is tried once more with
+ * libdevmapper's message.
+ */
 int vs_dm_remove(const char *name)
 {
-	struct dm_task *dmt = task(DM_DEVICE_REMOVE, name);
-	int ok;
+	struct dm_task *dmt;
+	int i, ok = 0, busy = 0, loud = 0;
 
-	if (!dmt)
-		return -ENOMEM;
-	dm_task_retry_remove(dmt);
-	ok = run_synced(dmt);
-	dm_task_destroy(dmt);
+	for (i = 0; i < 25; i++) {
+		if (busy)
+			usleep(200000);
+		dmt = task(DM_DEVICE_REMOVE, name);
+		if (!dmt)
+			return -ENOMEM;
+		dm_log_with_errno_init(loud ? NULL : quiet_log);
+		ok = run_synced(dmt);
+		busy = !ok && dm_task_get_errno(dmt) == EBUSY;
+		dm_log_with_errno_init(NULL);
+		dm_task_destroy(dmt);
+		if (ok || loud)
+			break;
+		loud = !busy;
+	}
 	return ok ? 0 : -EBUSY;
 }
 
