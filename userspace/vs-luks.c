@@ -215,7 +215,7 @@ int vs_action_luks_format(int argc, char **argv)
 	char cipher[32], mode[32], *pass = NULL, question[512];
 	size_t pass_len = 0, key_bytes;
 	void *head = NULL;
-	int head_ok, r;
+	int r;
 
 	r = luks_type(&type) ?: split_cipher(spec, cipher, mode);
 	if (r)
@@ -249,12 +249,17 @@ int vs_action_luks_format(int argc, char **argv)
 	if (!r)
 		r = set_pbkdf(cd, type);
 	if (!r) {
-		head_ok = !posix_memalign(&head, VS_HEAD_BYTES, VS_HEAD_BYTES) &&
-			  !read_head(opt.header ?: argv[0], head);
+		/* What the start holds now; NULL if it cannot be read. */
+		if (posix_memalign(&head, VS_HEAD_BYTES, VS_HEAD_BYTES))
+			head = NULL;
+		else if (read_head(opt.header ?: argv[0], head)) {
+			free(head);
+			head = NULL;
+		}
 		r = crypt_format(cd, type, cipher, mode, opt.uuid, NULL, key_bytes,
 				 !strcmp(type, CRYPT_LUKS1) ? (void *)&p1 : (void *)&p2);
 		if (r < 0)
-			format_failed(opt.header ?: argv[0], head_ok ? head : NULL);
+			format_failed(opt.header ?: argv[0], head);
 	}
 	if (!r) {
 		r = crypt_keyslot_add_by_volume_key(cd, opt.key_slot, NULL, 0, pass, pass_len);

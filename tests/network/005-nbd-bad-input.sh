@@ -99,6 +99,12 @@ info "luksFormat during the crash: exit $rc: $(tr '\n' ' ' < "$WORK/format.out")
 [ "$rc" != 0 ] || fail "luksFormat succeeded although the server died"
 grep -q "header may be partly written" "$WORK/format.out" ||
 	fail "luksFormat failed without saying the header may be partly written: $(cat "$WORK/format.out")"
+# The dead connection: a header that cannot be read is not "not LUKS".
+rc=0
+"$VS" luksDump "$NBD" > "$WORK/out" 2>&1 || rc=$?
+info "luksDump over the dead connection: exit $rc: $(head -1 "$WORK/out")"
+grep -q "Cannot read the header of $NBD: input/output error" "$WORK/out" ||
+	fail "luksDump over a dead connection: $(cat "$WORK/out")"
 netem ""
 within 30 nbd_disconnect || fail "nbd-client -d after the crash"
 nbd_server_start
