@@ -98,6 +98,9 @@ bool veil_job_claim(struct veil_io *io, unsigned int *idx)
 		*idx = io->next_chunk++;
 		return true;
 	}
+	/* All claimed stays all claimed: no lock needed to see it. */
+	if (!veil_job_unclaimed(io))
+		return false;
 	spin_lock_bh(&vc->jobs_lock);
 	if (io->next_chunk < io->nr_chunks) {
 		*idx = veil_job_take(io);

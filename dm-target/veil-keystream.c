@@ -141,11 +141,6 @@ void veil_ks_chunk_done(struct veil_io *io, unsigned int idx)
 static void veil_ks_finish(struct veil_io *io)
 {
 	veil_ks_sweep(io);
-	/* A hit: nothing to claim, no lock to take. */
-	if (!veil_job_unclaimed(io)) {
-		veil_job_put(io);
-		return;
-	}
 	veil_job_run(io, VEIL_IN_ENDIO, true);
 }
 
