@@ -209,14 +209,26 @@ int vs_action_luks_format(int argc, char **argv)
 {
 	const char *spec = opt.cipher ?: "aes-xts-plain64", *type;
 	struct crypt_params_luks2 p2 = { .sector_size = opt.sector_size,
-					 .label = opt.label };
-	struct crypt_params_luks1 p1 = { .hash = opt.hash ?: "sha256" };
+					 .label = opt.label,
+					 .data_alignment = opt.align_payload };
+	struct crypt_params_luks1 p1 = { .hash = opt.hash ?: "sha256",
+					 .data_alignment = opt.align_payload };
 	struct crypt_device *cd = NULL;
 	char cipher[32], mode[32], *pass = NULL, question[512];
 	size_t pass_len = 0, key_bytes;
 	void *head = NULL;
 	int r;
 
+	/* As cryptsetup: options of a mapping are refused, not ignored. */
+	if (opt.not_for_format) {
+		fprintf(stderr, "veilsetup: Option --%s is not allowed with luksFormat action.\n",
+			opt.not_for_format);
+		return -EINVAL;
+	}
+	if (opt.offset && opt.align_payload) {
+		fprintf(stderr, "veilsetup: Options --align-payload and --offset cannot be combined.\n");
+		return -EINVAL;
+	}
 	r = luks_type(&type) ?: split_cipher(spec, cipher, mode);
 	if (r)
 		return r;
@@ -239,6 +251,14 @@ int vs_action_luks_format(int argc, char **argv)
 	r = init_device(argv[0], &cd);
 	if (r)
 		return r;
+	/* --offset: where the data starts, in 512-byte sectors, as cryptsetup */
+	if (opt.offset) {
+		r = crypt_set_data_offset(cd, opt.offset);
+		if (r < 0) {
+			crypt_free(cd);
+			return r;
+		}
+	}
 	snprintf(question, sizeof(question),
 		 "This will overwrite data on %s irrevocably.", opt.header ?: argv[0]);
 	r = vs_confirm(question);

@@ -109,6 +109,27 @@ want=0 both "" luksFormat -q -y --pbkdf argon2id --pbkdf-memory 32768 --pbkdf-pa
 same_header "luksFormat --label --uuid --hash --pbkdf-*"
 [ "$(cryptsetup luksUUID "$V")" = 11111111-2222-3333-4444-555555555555 ] || fail "luksFormat --uuid"
 want=0 both "" open --test-passphrase --tries 2 --timeout 5 -d "$WORK/k1" @DEV@
+
+# The data offset: --offset in 512-byte sectors, --align-payload, not both;
+# luksDump must name the same offset as cryptsetup's. Options cryptsetup
+# does not allow with luksFormat are refused, not ignored.
+want=0 both "" luksFormat -q $fast --offset 8192 @DEV@ "$WORK/k1"
+same_header "luksFormat --offset 8192"
+cryptsetup luksDump "$V" | grep -q '^[[:space:]]*offset: 4194304 \[bytes\]' ||
+	fail "luksFormat --offset 8192: $(cryptsetup luksDump "$V" | grep 'offset:')"
+want=1 both "" luksFormat -q $fast --offset 100 @DEV@ "$WORK/k1"
+want=1 both "" luksFormat -q $fast --offset 8192 --align-payload 4096 @DEV@ "$WORK/k1"
+want=0 both "" luksFormat -q $fast --align-payload 100 @DEV@ "$WORK/k1"
+same_header "luksFormat --align-payload 100"
+want=0 both "" luksFormat -q --type luks1 --pbkdf-force-iterations 1000 --offset 8192 @DEV@ "$WORK/k1"
+same_header "luksFormat --type luks1 --offset 8192"
+cryptsetup luksDump "$V" | grep -q '^Payload offset:[[:space:]]*8192$' ||
+	fail "luksFormat --type luks1 --offset 8192: $(cryptsetup luksDump "$V" | grep 'Payload offset')"
+for o in "--skip 8" "--size 1000" --iv-large-sectors --allow-discards --persistent --test-passphrase; do
+	want=1 both "" luksFormat -q $fast $o @DEV@ "$WORK/k1"
+	grep -q "Option ${o% *} is not allowed with luksFormat action." "$WORK/out-v" ||
+		fail "luksFormat $o: $(cat "$WORK/out-v")"
+done
 want=0 both "" luksFormat $fast @DEV@ "$WORK/k1"
 
 # Keyslots.
