@@ -251,6 +251,59 @@ want=0 both "" close @NAME@
 want=0 both "pass" create @NAME@ @DEV@
 want=0 both "" remove @NAME@
 
+# Resize edges. mapsz NAME: the mapping's size in sectors; grow/shrink:
+# the backing files to a size in bytes, the loop devices told.
+mapsz() { blockdev --getsz "/dev/mapper/$1"; }
+setsize() {
+	truncate -s "$1" "$C_FILE" "$V_FILE"
+	losetup -c "$C"
+	losetup -c "$V"
+}
+same_size() {
+	[ "$(mapsz cs-$n)" = "$(mapsz vs-$n)" ] ||
+		fail "$1: veilsetup maps $(mapsz vs-$n) sectors, cryptsetup $(mapsz cs-$n)"
+}
+# both_maybe ARGS: the exit codes equal; if both mapped, the sizes too
+both_maybe() {
+	both "$@"
+	if dmsetup info vs-$n > /dev/null 2>&1; then
+		same_size "${*:2}"
+		echo "ok: both map $(mapsz vs-$n) sectors"
+		want=0 both "" close @NAME@
+	fi
+}
+# LUKS2 with 4096-byte sectors: an unaligned --size is refused, the size
+# kept; the device grown by 3 sectors (not a multiple of 8): resize to the
+# end maps what cryptsetup maps, a whole number of 4096-byte sectors.
+want=0 both "" luksFormat -q $fast --sector-size 4096 @DEV@ "$WORK/k1"
+want=0 both "" open -d "$WORK/k1" @DEV@ @NAME@
+want=1 both "" resize --size 40001 -d "$WORK/k1" @NAME@
+grep -q 'Device size is not aligned to requested sector size.' "$WORK/out-v" ||
+	fail "resize --size 40001: $(cat "$WORK/out-v")"
+same_size "resize --size 40001 (refused)"
+setsize $((40 * 1024 * 1024 + 3 * 512))
+[ "$(sectors "$V")" = 81923 ] || fail "the loop device did not grow: $(sectors "$V")"
+want=0 both "" resize -d "$WORK/k1" @NAME@
+same_size "resize to a device of 81923 sectors"
+[ $(($(mapsz vs-$n) % 8)) = 0 ] || fail "resize: $(mapsz vs-$n) sectors, not whole 4096-byte sectors"
+want=0 both "" close @NAME@
+both_maybe "" open -d "$WORK/k1" @DEV@ @NAME@
+both_maybe "pass" open --type plain --sector-size 4096 @DEV@ @NAME@
+setsize $((40 * 1024 * 1024))
+# Plain with the offset at and past the device's end: open refused; a
+# mapping whose device shrank under its offset: resize refused.
+both_maybe "pass" open --type plain -o 81920 @DEV@ @NAME@
+both_maybe "pass" open --type plain -o 81928 @DEV@ @NAME@
+want=0 both "pass" open --type plain -o 40960 --size 8192 @DEV@ @NAME@
+setsize $((20 * 1024 * 1024))
+want=1 both "" resize @NAME@
+grep -q 'too small' "$WORK/out-v" || fail "resize, offset at the end: $(cat "$WORK/out-v")"
+setsize $((16 * 1024 * 1024))
+want=1 both "" resize @NAME@
+[ "$(mapsz vs-$n)" = 8192 ] || fail "a refused resize changed the size: $(mapsz vs-$n)"
+want=0 both "" close @NAME@
+setsize $((40 * 1024 * 1024))
+
 # Each tool's volume, the other's data.
 for fmt in "--type luks2" "--type luks1" "--type luks2 -c serpent-xts-plain64 --sector-size 4096" \
 	   "--type luks2 -c capi:xts(aes)-plain64"; do
