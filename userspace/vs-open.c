@@ -263,9 +263,9 @@ static int map_volume(const struct vs_map *m, int keyring)
 		}
 		len -= m->offset;
 	}
-	len &= ~(uint64_t)(m->sector_size / 512 - 1);
-	if (!len) {
-		fprintf(stderr, "Device %s is too small.\n", m->device);
+	/* As libcryptsetup: whole encryption sectors or nothing, never rounded. */
+	if (len % (m->sector_size / 512)) {
+		fprintf(stderr, "Device size is not aligned to requested sector size.\n");
 		return -EINVAL;
 	}
 	snprintf(desc, sizeof(desc), VS_KEY_PREFIX "%s", m->uuid);
@@ -882,13 +882,11 @@ int vs_action_resize(int argc, char **argv)
 		goto out;
 	}
 	len = opt.size ?: dev_len - t.offset;
+	/* As cryptsetup: to the end of the device too, never rounded down. */
 	if (len % (m.sector_size / 512)) {
-		if (opt.size) {
-			fprintf(stderr, "Device size is not aligned to requested sector size.\n");
-			r = -EINVAL;
-			goto out;
-		}
-		len &= ~(uint64_t)(m.sector_size / 512 - 1);
+		fprintf(stderr, "Device size is not aligned to requested sector size.\n");
+		r = -EINVAL;
+		goto out;
 	}
 	if (!len || len > dev_len - t.offset) {
 		fprintf(stderr, "Device %s is too small.\n", t.path);
