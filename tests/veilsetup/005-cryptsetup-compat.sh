@@ -138,6 +138,11 @@ want=0 both "" luksAddKey -d "$WORK/k1" $fast @DEV@ "$WORK/k2"
 same_header luksAddKey
 want=0 both "" luksAddKey -d "$WORK/k1" -S 5 $fast @DEV@ "$WORK/k3"
 same_header "luksAddKey -S 5"
+# luksRemoveKey takes no --key-slot (the passphrase picks the slot).
+want=1 both "" luksRemoveKey -S 5 @DEV@ "$WORK/k3"
+grep -q 'Option --key-slot is not allowed with luksRemoveKey action.' "$WORK/out-v" ||
+	fail "luksRemoveKey -S: $(cat "$WORK/out-v")"
+same_header "luksRemoveKey -S 5 (refused)"
 want=0 both "" open --test-passphrase -d "$WORK/k3" @DEV@
 want=2 both "" open --test-passphrase -d "$WORK/k3" -S 1 @DEV@
 want=2 both "" open --test-passphrase -d "$WORK/kw" @DEV@
@@ -233,6 +238,14 @@ done
 C=$(losetup -f --show "$C_FILE")
 V=$(losetup -f --show "$V_FILE")
 _loops=("$C" "$V")
+
+# A keyslot that cannot be made once the header is written (LUKS1 has no
+# slot 9; a LUKS2 data offset of 64 KiB leaves no room for one): the
+# header is wiped again, as cryptsetup wipes it, and isLuks says no.
+want=1 both "" luksFormat -q --type luks1 --pbkdf-force-iterations 1000 -S 9 @DEV@ "$WORK/k1"
+want=1 both "" isLuks @DEV@
+want=1 both "" luksFormat -q $fast --offset 128 @DEV@ "$WORK/k1"
+want=1 both "" isLuks @DEV@
 
 # LUKS1.
 want=0 both "" luksFormat --type luks1 --pbkdf-force-iterations 1000 -q @DEV@ "$WORK/k1"
