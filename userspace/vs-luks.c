@@ -205,6 +205,21 @@ static void format_failed(const char *path, const void *before)
 		path);
 }
 
+/*
+ * The header is written but its first keyslot is not: wipe both LUKS2
+ * binary headers (the LUKS1 one), as cryptsetup wipes the signature, so
+ * that no header without a passphrase is left behind.
+ */
+static int wipe_header(struct crypt_device *cd)
+{
+	uint64_t len = VS_HEAD_BYTES, meta = 0, slots = 0;
+
+	if (!strcmp(crypt_get_type(cd) ?: "", CRYPT_LUKS2) &&
+	    !crypt_get_metadata_size(cd, &meta, &slots) && meta)
+		len = 2 * meta;
+	return crypt_wipe(cd, opt.header, CRYPT_WIPE_ZERO, 0, len, 0, 0, NULL, NULL);
+}
+
 int vs_action_luks_format(int argc, char **argv)
 {
 	const char *spec = opt.cipher ?: "aes-xts-plain64", *type;
@@ -283,8 +298,8 @@ int vs_action_luks_format(int argc, char **argv)
 	}
 	if (!r) {
 		r = crypt_keyslot_add_by_volume_key(cd, opt.key_slot, NULL, 0, pass, pass_len);
-		if (r < 0)
-			fprintf(stderr, "The LUKS header on %s is written, but its first keyslot is not: no passphrase opens it. Run luksFormat again.\n",
+		if (r < 0 && wipe_header(cd) < 0)
+			fprintf(stderr, "The LUKS header on %s is written, but its first keyslot is not, and it could not be wiped: no passphrase opens it. Run luksFormat again.\n",
 				opt.header ?: argv[0]);
 	}
 	free(head);
@@ -341,6 +356,11 @@ int vs_action_remove_key(int argc, char **argv)
 	size_t len = 0;
 	int r;
 
+	/* As cryptsetup: the passphrase picks the slot, --key-slot is refused. */
+	if (opt.key_slot != CRYPT_ANY_SLOT) {
+		fprintf(stderr, "veilsetup: Option --key-slot is not allowed with luksRemoveKey action.\n");
+		return -EINVAL;
+	}
 	r = vs_load_luks(argv[0], &cd);
 	if (r)
 		return r;
@@ -348,7 +368,7 @@ int vs_action_remove_key(int argc, char **argv)
 			       key_file_arg(argc, argv), opt.keyfile_offset,
 			       opt.keyfile_size, 0, &pass, &len);
 	if (!r)
-		r = slot_of(cd, opt.key_slot, pass, len);
+		r = slot_of(cd, CRYPT_ANY_SLOT, pass, len);
 	if (r >= 0) {
 		if (opt.verbose)
 			printf("Key slot %d selected for deletion.\n", r);
