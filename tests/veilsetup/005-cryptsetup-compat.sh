@@ -69,6 +69,9 @@ want=0 both "" --version
 pkgver=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$TOP/debian/changelog")
 [ "$("$VS" --version)" = "veilsetup $pkgver" ] ||
 	fail "--version says '$("$VS" --version)', the package is $pkgver"
+# The man page's .TH names the same version.
+manver=$(sed -n 's/^\.TH VEILSETUP 8 [^ ]* "dm-veil \([^"]*\)".*/\1/p' "$TOP/docs/veilsetup.8")
+[ "$manver" = "$pkgver" ] || fail "docs/veilsetup.8's .TH says dm-veil '$manver', the package is $pkgver"
 want=1 both "" frobnicate
 want=1 both "" --frobnicate open @DEV@ @NAME@
 want=1 both "" open
