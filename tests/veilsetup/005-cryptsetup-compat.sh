@@ -103,6 +103,8 @@ want=0 both "" luksUUID @DEV@
 want=0 both "" luksDump @DEV@
 want=0 both "" --type luks2 isLuks @DEV@
 want=1 both "" --type luks1 isLuks @DEV@
+want=0 both "" -M luks2 isLuks @DEV@
+want=1 both "" -M luks1 isLuks @DEV@
 
 # Format options: label, uuid, hash, PBKDF parameters, -y without a
 # terminal (one read), then the plain format again for what follows.
