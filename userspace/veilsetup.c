@@ -127,7 +127,7 @@ enum {
 	OPT_KEYFILE_OFFSET = 256, OPT_NEW_KEYFILE_OFFSET, OPT_NEW_KEYFILE_SIZE,
 	OPT_SECTOR_SIZE, OPT_ALLOW_DISCARDS, OPT_DISABLE_KEYRING, OPT_PBKDF,
 	OPT_PBKDF_MEMORY, OPT_PBKDF_PARALLEL, OPT_PBKDF_ITERATIONS, OPT_JSON,
-	OPT_TYPE, OPT_VALUE_FEATURE, OPT_FEATURE, OPT_IV_LARGE, OPT_HEADER,
+	OPT_VALUE_FEATURE, OPT_FEATURE, OPT_IV_LARGE, OPT_HEADER,
 	OPT_BACKUP_FILE, OPT_TEST_PASSPHRASE, OPT_DEBUG, OPT_UUID, OPT_LABEL,
 	OPT_PERSISTENT, OPT_PERF, OPT_ALIGN_PAYLOAD,
 };
@@ -152,7 +152,7 @@ static const struct option long_opts[] = {
 	{ "readonly", no_argument, NULL, 'r' },
 	{ "disable-keyring", no_argument, NULL, OPT_DISABLE_KEYRING },
 	{ "hex-key", no_argument, NULL, OPT_DISABLE_KEYRING },
-	{ "type", required_argument, NULL, OPT_TYPE },
+	{ "type", required_argument, NULL, 'M' },
 	{ "header", required_argument, NULL, OPT_HEADER },
 	{ "header-backup-file", required_argument, NULL, OPT_BACKUP_FILE },
 	{ "test-passphrase", no_argument, NULL, OPT_TEST_PASSPHRASE },
@@ -200,7 +200,7 @@ static void usage(FILE *f)
 	for (a = actions; a->name; a++)
 		fprintf(f, "\t%s %s - %s\n", a->name, a->arg_help, a->help);
 	fprintf(f, "\nOptions (as cryptsetup's; veilsetup(8) has them all):\n"
-		"  --type plain|luks|luks1|luks2, -c/--cipher, -s/--key-size, -h/--hash,\n"
+		"  -M/--type plain|luks|luks1|luks2, -c/--cipher, -s/--key-size, -h/--hash,\n"
 		"  -d/--key-file, --keyfile-offset, -l/--keyfile-size, --new-keyfile-offset,\n"
 		"  --new-keyfile-size, -S/--key-slot, -y/--verify-passphrase, -o/--offset,\n"
 		"  -p/--skip, -b/--size, --sector-size, --iv-large-sectors, --allow-discards,\n"
@@ -366,7 +366,7 @@ static int parse_option(int c, int idx)
 		break;
 	case 'r': opt.read_only = 1; break;
 	case OPT_DISABLE_KEYRING: opt.disable_keyring = 1; break;
-	case OPT_TYPE: opt.type = optarg; break;
+	case 'M': opt.type = optarg; break;
 	case OPT_HEADER: opt.header = optarg; break;
 	case OPT_BACKUP_FILE: opt.backup_file = optarg; break;
 	case OPT_TEST_PASSPHRASE:
@@ -434,7 +434,7 @@ int main(int argc, char **argv)
 
 	crypt_set_log_callback(NULL, log_cb, NULL);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "c:s:h:d:l:S:yo:p:b:rT:t:i:qvV?", long_opts,
+	while ((c = getopt_long(argc, argv, "c:s:h:d:l:S:yo:p:b:rT:t:i:M:qvV?", long_opts,
 				&idx)) != -1) {
 		if (c == '?') {
 			/* -? and --help are help; anything else is a bad option. */
