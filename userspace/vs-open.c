@@ -263,10 +263,14 @@ static int map_volume(const struct vs_map *m, int keyring)
 		}
 		len -= m->offset;
 	}
-	/* As libcryptsetup: whole encryption sectors or nothing, never rounded. */
+	/*
+	 * Whole encryption sectors or nothing, never rounded. cryptsetup's exit
+	 * codes: libcryptsetup refuses a plain volume (1); a LUKS table gets as
+	 * far as dm-crypt, whose refusal cryptsetup reports as a wrong device (4).
+	 */
 	if (len % (m->sector_size / 512)) {
 		fprintf(stderr, "Device size is not aligned to requested sector size.\n");
-		return -EINVAL;
+		return strncmp(m->uuid, VS_UUID_PLAIN, strlen(VS_UUID_PLAIN)) ? -ENODEV : -EINVAL;
 	}
 	snprintf(desc, sizeof(desc), VS_KEY_PREFIX "%s", m->uuid);
 	r = key_field(m, keyring, desc, &key_id, &key);
