@@ -6,8 +6,12 @@
 #   cryptsetup's message, no mapping, the disk unchanged;
 # - leave the volume key in a keyring: it is in the thread keyring for the
 #   table load only, so open works from a private session keyring too;
+#   looked at after exit and while veilsetup still runs after the load
+#   (held in its last write to a full pipe), when a key left in its thread
+#   keyring would still be there;
 # - keep a wrong passphrase in its memory while it asks again (read through
-#   /proc/PID/mem at the second prompt);
+#   /proc/PID/mem at the second prompt; a marker planted in its
+#   environment must be found there, so that reading nothing fails);
 # - leave the terminal without echo after Ctrl-C at the prompt.
 . "$(dirname "$0")/../lib.sh"
 requires root
@@ -77,15 +81,77 @@ assert json.load(sys.stdin) == {"name": "nosuch", "active": False}' || fail "sta
 [ "$(keys)" = "$k0" ] || fail "luksResume left a key: $(grep veil: /proc/keys)"
 "$VS" close vt
 [ "$(keys)" = "$k0" ] || fail "close left a key"
+# While it runs: veilsetup -v ends with "Command successful." on standard
+# output, a pipe filled up beforehand, so it waits in that write, after
+# the table load, with its thread and thread keyring alive. The mapping
+# must exist then (the control that the load is done), and no veil key
+# may be in any keyring but as invalidated (/proc/keys flag i) or gone.
+cat > "$WORK/keys-live.py" <<'PY'
+import os, re, subprocess, sys, time
+vs, dev, key, name = sys.argv[1:5]
+def live_keys():
+    n = 0
+    with open("/proc/keys") as f:
+        for line in f:
+            w = line.split()
+            if "logon" in w and re.search(r"veil:", line) and "i" not in w[2]:
+                n += 1
+    return n
+r, w = os.pipe()
+os.set_blocking(w, False)
+filled = 0
+try:
+    while True:
+        filled += os.write(w, b"x" * 4096)
+except BlockingIOError:
+    pass
+os.set_blocking(w, True)
+before = live_keys()
+p = subprocess.Popen([vs, "-v", "open", "-d", key, dev, name], stdout=w)
+def wchan():
+    try:
+        with open("/proc/%d/wchan" % p.pid) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+end = time.time() + 60
+while time.time() < end and p.poll() is None and wchan() != "pipe_write":
+    time.sleep(0.1)
+time.sleep(0.5)	# the keyring's garbage collector, for an invalidated key
+running = p.poll() is None and wchan() == "pipe_write"
+mapped = b"LIVE" in subprocess.run(["dmsetup", "info", name], capture_output=True).stdout
+during = live_keys()
+os.close(w)
+out = b""
+while True:
+    chunk = os.read(r, 65536)
+    if not chunk:
+        break
+    out += chunk
+rc = p.wait()
+print("pipe filled with %d bytes; waiting in its last write: %s, live table: %s, "
+      "live veil keys before %d, during %d; exit code %d, said %r" %
+      (filled, running, mapped, before, during, rc, out[filled:].decode(errors="replace").strip()))
+sys.exit(0 if running and mapped and during == before and rc == 0 and
+         b"Command successful." in out[filled:] else 1)
+PY
+python3 "$WORK/keys-live.py" "$VS" "$LOOP" "$WORK/k1" vt ||
+	fail "a volume key in a keyring while veilsetup ran, or the check saw nothing"
+_devs+=(vt)
+"$VS" close vt
 echo "ok: no key left in any keyring"
 
 # 4 and 5: the terminal.
 cat > "$WORK/prompt.py" <<'PY'
 import os, pty, re, signal, sys, termios, time
 vs, dev, what = sys.argv[1], sys.argv[2], sys.argv[3]
+# A control: a marker in the environment, on veilsetup's stack, must be
+# found by the same reads, or they read nothing.
+control = b"MemControl-" + os.urandom(6).hex().encode()
 pid, fd = pty.fork()
 if pid == 0:
-    os.execv(vs, [vs, "open", "--tries", "2", dev, "vt"])
+    os.execve(vs, [vs, "open", "--tries", "2", dev, "vt"],
+              dict(os.environ, VEIL_MEM_CONTROL=control.decode()))
 def wait_for(text, timeout=60):
     buf, end = b"", time.time() + timeout
     while time.time() < end:
@@ -111,7 +177,7 @@ marker = b"WrongPass-" + os.urandom(6).hex().encode()
 os.write(fd, marker + b"\n")
 wait_for(b"Enter passphrase")
 time.sleep(0.5)
-found = 0
+found = seen = nread = 0
 with open("/proc/%d/maps" % pid) as maps, open("/proc/%d/mem" % pid, "rb", 0) as mem:
     for line in maps:
         m = re.match(r"([0-9a-f]+)-([0-9a-f]+) (r)", line)
@@ -120,14 +186,18 @@ with open("/proc/%d/maps" % pid) as maps, open("/proc/%d/mem" % pid, "rb", 0) as
         start, end = int(m.group(1), 16), int(m.group(2), 16)
         try:
             mem.seek(start)
-            found += mem.read(end - start).count(marker)
+            data = mem.read(end - start)
         except OSError:
-            pass
-print("copies of the wrong passphrase in memory at the second prompt: %d" % found)
+            continue
+        nread += len(data)
+        found += data.count(marker)
+        seen += data.count(control)
+print("read %d bytes of veilsetup's memory at the second prompt: %d copies of the "
+      "wrong passphrase, %d of the control marker" % (nread, found, seen))
 os.write(fd, b"first\n")
 _, status = os.waitpid(pid, 0)
 print("open exit code: %d" % os.WEXITSTATUS(status))
-sys.exit(0 if found == 0 and os.WEXITSTATUS(status) == 0 else 1)
+sys.exit(0 if nread > 0 and seen > 0 and found == 0 and os.WEXITSTATUS(status) == 0 else 1)
 PY
 python3 "$WORK/prompt.py" "$VS" "$LOOP" memory || fail "a wrong passphrase stayed in memory, or open failed"
 _devs+=(vt)
