@@ -12,7 +12,10 @@
 # - keep a wrong passphrase in its memory while it asks again (read through
 #   /proc/PID/mem at the second prompt; a marker planted in its
 #   environment must be found there, so that reading nothing fails);
-# - leave the terminal without echo after Ctrl-C at the prompt.
+# - leave the terminal without echo after Ctrl-C at the prompt;
+# - answer a question on a terminal otherwise than cryptsetup: the YES
+#   questions of luksFormat, luksKillSlot, luksRemoveKey, erase,
+#   luksHeaderRestore and --tries running out, through both tools on a pty.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
@@ -205,3 +208,77 @@ _devs+=(vt)
 python3 "$WORK/prompt.py" "$VS" "$LOOP" ctrl-c || fail "Ctrl-C at the prompt"
 dmsetup info vt > /dev/null 2>&1 && fail "a mapping after Ctrl-C"
 echo "ok: the terminal"
+
+# 6. Questions on a terminal, compared with cryptsetup: term.py drives
+# each tool on a pty, answering "Are you sure?" and the passphrase prompts
+# from a list. The same exit code, the same keyslots left and cryptsetup's
+# "Operation aborted..." line, for each answer.
+cat > "$WORK/term.py" <<'PY'
+import os, pty, re, sys, time
+sep = sys.argv.index("--")
+spec, argv = sys.argv[1:sep], sys.argv[sep + 1:]
+yes = [a[4:] for a in spec if a.startswith("yes=")]
+passes = [a[5:] for a in spec if a.startswith("pass=")]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(argv[0], argv)
+buf, pos, end = b"", 0, time.time() + 120
+while time.time() < end:
+    try:
+        chunk = os.read(fd, 1024)
+    except OSError:
+        break
+    if not chunk:
+        break
+    buf += chunk
+    tail = buf[pos:]
+    if re.search(rb"Are you sure\? \(Type 'yes' in capital letters\): $", tail):
+        answer = yes.pop(0) if yes else ""
+    elif re.search(rb"(?i)(passphrase|verify)[^\n]*: $", tail):
+        answer = passes.pop(0) if passes else ""
+    else:
+        continue
+    time.sleep(0.5)	# the tool turns echo off first, and TCSAFLUSH drops input
+    os.write(fd, answer.encode() + b"\n")
+    pos = len(buf)
+_, status = os.waitpid(pid, 0)
+sys.stderr.write(buf.decode(errors="replace").replace("\r", ""))
+print(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+PY
+mkloop 40M
+TC=$LOOP
+mkloop 40M
+TV=$LOOP
+slots() { cryptsetup luksDump "$1" 2>/dev/null | grep -c ': luks2' || true; }
+# term ANSWER... -- ARGS: ARGS (@DEV@ the device) through both tools on a
+# pty, each on a device freshly formatted with passphrase "first"
+term() {
+	local spec=() a rc_c rc_v args_c=() args_v=()
+	while [ "$1" != -- ]; do spec+=("$1"); shift; done
+	shift
+	for a in "$@"; do args_c+=("${a//@DEV@/$TC}"); args_v+=("${a//@DEV@/$TV}"); done
+	cryptsetup luksFormat -q $fast "$TC" "$WORK/k1"
+	cryptsetup luksFormat -q $fast "$TV" "$WORK/k1"
+	rc_c=$(python3 "$WORK/term.py" "${spec[@]}" -- cryptsetup "${args_c[@]}" 2> "$WORK/tr-c")
+	rc_v=$(python3 "$WORK/term.py" "${spec[@]}" -- "$VS" "${args_v[@]}" 2> "$WORK/tr-v")
+	if [ "$rc_c" != "$rc_v" ] || [ "$(slots "$TC")" != "$(slots "$TV")" ] ||
+	   ! { grep -a '^Operation aborted' "$WORK/tr-c" || true; } | cmp -s - <(grep -a '^Operation aborted' "$WORK/tr-v" || true); then
+		echo "--- cryptsetup:"; cat "$WORK/tr-c"; echo "--- veilsetup:"; cat "$WORK/tr-v"
+		fail "on a terminal, ${spec[*]}: $*: exit codes cryptsetup $rc_c, veilsetup $rc_v; keyslots $(slots "$TC"), $(slots "$TV")"
+	fi
+	echo "ok: [$rc_v] ${spec[*]}: $* (keyslots left: $(slots "$TV"))"
+}
+term yes=no -- luksFormat $fast @DEV@
+term yes=YES pass=new pass=other -- luksFormat $fast @DEV@
+term pass=first yes=no -- luksKillSlot @DEV@ 0
+term pass=first yes=YES -- luksKillSlot @DEV@ 0
+term yes=no -- luksKillSlot -d "$WORK/k1" @DEV@ 0
+term pass=first yes=no -- luksRemoveKey @DEV@
+term pass=first yes=YES -- luksRemoveKey @DEV@
+term yes=no -- erase @DEV@
+term pass=wrong pass=wrong -- open --test-passphrase --tries 2 @DEV@
+term pass=wrong pass=first -- open --test-passphrase --tries 2 @DEV@
+term pass=wrong -- open --test-passphrase --tries 1 @DEV@
+cryptsetup luksHeaderBackup "$TC" --header-backup-file "$WORK/hb"
+term yes=no -- luksHeaderRestore @DEV@ --header-backup-file "$WORK/hb"
+echo "ok: questions on a terminal as cryptsetup's"
