@@ -73,12 +73,13 @@ static const struct action actions[] = {
 /**
  * vs_confirm() - cryptsetup's "Are you sure?" before destroying something
  * @question: what will happen.
+ * @aborted: cryptsetup's message for any answer but YES, or NULL for none.
  *
  * Asked only on a terminal and without --batch-mode, as cryptsetup does.
  *
  * Return: 0 to go on, -EPERM if the answer is not YES.
  */
-int vs_confirm(const char *question)
+int vs_confirm(const char *question, const char *aborted)
 {
 	char answer[16] = "";
 	ssize_t n;
@@ -89,7 +90,8 @@ int vs_confirm(const char *question)
 		"letters): ", question);
 	n = read(STDIN_FILENO, answer, sizeof(answer) - 1);
 	if (n <= 0 || strncmp(answer, "YES\n", 4)) {
-		fprintf(stderr, "Operation aborted.\n");
+		if (aborted)
+			fprintf(stderr, "%s\n", aborted);
 		return -EPERM;
 	}
 	return 0;

@@ -66,7 +66,7 @@ struct vs_map {
 };
 
 /* veilsetup.c */
-int vs_confirm(const char *question);
+int vs_confirm(const char *question, const char *aborted);
 int vs_number_arg(const char *s, const char *what, uint64_t max, uint64_t *out);
 
 /* vs-open.c: mappings */

@@ -276,7 +276,8 @@ int vs_action_luks_format(int argc, char **argv)
 	}
 	snprintf(question, sizeof(question),
 		 "This will overwrite data on %s irrevocably.", opt.header ?: argv[0]);
-	r = vs_confirm(question);
+	/* As cryptsetup: a "no" here is exit code 1, not 2. */
+	r = vs_confirm(question, "Operation aborted.") ? -EINVAL : 0;
 	if (!r)
 		r = vs_read_passphrase(cd, "Enter passphrase for the new volume: ",
 				       key_file_arg(argc, argv), opt.keyfile_offset,
@@ -339,12 +340,15 @@ out:
 	return r < 0 ? r : 0;
 }
 
+/* cryptsetup's question before the last keyslot goes, and its answer to a no. */
+#define VS_LAST_SLOT	"This is the last keyslot. Device will become unusable after purging this key."
+#define VS_SLOT_KEPT	"Operation aborted, the keyslot was NOT wiped."
+
 /* Destroy @slot, asking first when it is the last one. */
 static int destroy_slot(struct crypt_device *cd, int slot)
 {
 	if (crypt_keyslot_status(cd, slot) == CRYPT_SLOT_ACTIVE_LAST &&
-	    vs_confirm("This is the last keyslot. Device will become unusable after "
-		       "purging this key."))
+	    vs_confirm(VS_LAST_SLOT, VS_SLOT_KEPT))
 		return -EPERM;
 	return crypt_keyslot_destroy(cd, slot);
 }
@@ -462,9 +466,15 @@ int vs_action_kill_slot(int argc, char **argv)
 	}
 	/*
 	 * As cryptsetup: a remaining passphrase proves the right, unless -q on
-	 * a terminal; an empty standard input is no passphrase.
+	 * a terminal; an empty standard input is no passphrase. The question
+	 * about the last keyslot comes first, and not with a key file.
 	 */
 	if (!opt.batch || opt.key_file || !isatty(STDIN_FILENO)) {
+		if (crypt_keyslot_status(cd, slot) == CRYPT_SLOT_ACTIVE_LAST && !opt.key_file &&
+		    vs_confirm(VS_LAST_SLOT, VS_SLOT_KEPT)) {
+			r = -EPERM;
+			goto out;
+		}
 		r = existing_passphrase(cd, "Enter any remaining passphrase: ", &pass, &len);
 		if (!r)
 			r = remaining_slot(cd, slot, pass, len);
@@ -473,7 +483,7 @@ int vs_action_kill_slot(int argc, char **argv)
 		if (r < 0)
 			goto out;
 	}
-	r = destroy_slot(cd, slot);
+	r = crypt_keyslot_destroy(cd, slot);
 out:
 	crypt_free(cd);
 	crypt_safe_free(pass);
@@ -569,7 +579,8 @@ int vs_action_header_restore(int argc, char **argv)
 		snprintf(question, sizeof(question), "Device %s already contains LUKS "
 			 "header. Replacing header will destroy existing keyslots.",
 			 argv[0]);
-		r = vs_confirm(question);
+		/* As cryptsetup: no message, exit code 1. */
+		r = vs_confirm(question, NULL) ? -EINVAL : 0;
 		if (r)
 			goto out;
 		crypt_free(cd);
@@ -596,7 +607,7 @@ int vs_action_erase(int argc, char **argv)
 		return r;
 	snprintf(question, sizeof(question), "This operation will erase all keyslots on "
 		 "device %s.\nDevice will become unusable after this operation.", argv[0]);
-	r = vs_confirm(question);
+	r = vs_confirm(question, "Operation aborted, keyslots were NOT wiped.");
 	max = crypt_keyslot_max(crypt_get_type(cd));
 	for (i = 0; !r && i < max; i++) {
 		crypt_keyslot_info ki = crypt_keyslot_status(cd, i);
