@@ -73,12 +73,13 @@ static const struct action actions[] = {
 /**
  * vs_confirm() - cryptsetup's "Are you sure?" before destroying something
  * @question: what will happen.
+ * @aborted: cryptsetup's message for any answer but YES, or NULL for none.
  *
  * Asked only on a terminal and without --batch-mode, as cryptsetup does.
  *
  * Return: 0 to go on, -EPERM if the answer is not YES.
  */
-int vs_confirm(const char *question)
+int vs_confirm(const char *question, const char *aborted)
 {
 	char answer[16] = "";
 	ssize_t n;
@@ -89,7 +90,8 @@ int vs_confirm(const char *question)
 		"letters): ", question);
 	n = read(STDIN_FILENO, answer, sizeof(answer) - 1);
 	if (n <= 0 || strncmp(answer, "YES\n", 4)) {
-		fprintf(stderr, "Operation aborted.\n");
+		if (aborted)
+			fprintf(stderr, "%s\n", aborted);
 		return -EPERM;
 	}
 	return 0;
@@ -127,9 +129,9 @@ enum {
 	OPT_KEYFILE_OFFSET = 256, OPT_NEW_KEYFILE_OFFSET, OPT_NEW_KEYFILE_SIZE,
 	OPT_SECTOR_SIZE, OPT_ALLOW_DISCARDS, OPT_DISABLE_KEYRING, OPT_PBKDF,
 	OPT_PBKDF_MEMORY, OPT_PBKDF_PARALLEL, OPT_PBKDF_ITERATIONS, OPT_JSON,
-	OPT_TYPE, OPT_VALUE_FEATURE, OPT_FEATURE, OPT_IV_LARGE, OPT_HEADER,
+	OPT_VALUE_FEATURE, OPT_FEATURE, OPT_IV_LARGE, OPT_HEADER,
 	OPT_BACKUP_FILE, OPT_TEST_PASSPHRASE, OPT_DEBUG, OPT_UUID, OPT_LABEL,
-	OPT_PERSISTENT, OPT_PERF,
+	OPT_PERSISTENT, OPT_PERF, OPT_ALIGN_PAYLOAD,
 };
 
 static const struct option long_opts[] = {
@@ -152,7 +154,7 @@ static const struct option long_opts[] = {
 	{ "readonly", no_argument, NULL, 'r' },
 	{ "disable-keyring", no_argument, NULL, OPT_DISABLE_KEYRING },
 	{ "hex-key", no_argument, NULL, OPT_DISABLE_KEYRING },
-	{ "type", required_argument, NULL, OPT_TYPE },
+	{ "type", required_argument, NULL, 'M' },
 	{ "header", required_argument, NULL, OPT_HEADER },
 	{ "header-backup-file", required_argument, NULL, OPT_BACKUP_FILE },
 	{ "test-passphrase", no_argument, NULL, OPT_TEST_PASSPHRASE },
@@ -165,6 +167,7 @@ static const struct option long_opts[] = {
 	{ "iter-time", required_argument, NULL, 'i' },
 	{ "uuid", required_argument, NULL, OPT_UUID },
 	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "align-payload", required_argument, NULL, OPT_ALIGN_PAYLOAD },
 	{ "persistent", no_argument, NULL, OPT_PERSISTENT },
 	{ "perf-same_cpu_crypt", no_argument, NULL, OPT_PERF },
 	{ "perf-submit_from_crypt_cpus", no_argument, NULL, OPT_PERF },
@@ -199,17 +202,17 @@ static void usage(FILE *f)
 	for (a = actions; a->name; a++)
 		fprintf(f, "\t%s %s - %s\n", a->name, a->arg_help, a->help);
 	fprintf(f, "\nOptions (as cryptsetup's; veilsetup(8) has them all):\n"
-		"  --type plain|luks|luks1|luks2, -c/--cipher, -s/--key-size, -h/--hash,\n"
+		"  -M/--type plain|luks|luks1|luks2, -c/--cipher, -s/--key-size, -h/--hash,\n"
 		"  -d/--key-file, --keyfile-offset, -l/--keyfile-size, --new-keyfile-offset,\n"
 		"  --new-keyfile-size, -S/--key-slot, -y/--verify-passphrase, -o/--offset,\n"
 		"  -p/--skip, -b/--size, --sector-size, --iv-large-sectors, --allow-discards,\n"
 		"  -r/--readonly, --disable-keyring (--hex-key), --header,\n"
 		"  --header-backup-file, --test-passphrase, -T/--tries, -t/--timeout,\n"
 		"  --pbkdf, --pbkdf-memory, --pbkdf-parallel, --pbkdf-force-iterations,\n"
-		"  -i/--iter-time, --uuid, --label, --persistent, --perf-same_cpu_crypt,\n"
-		"  --perf-submit_from_crypt_cpus, --perf-no_read_workqueue,\n"
-		"  --perf-no_write_workqueue, -q/--batch-mode, -v/--verbose, --debug,\n"
-		"  -V/--version, --json (status, benchmark), -?/--help\n"
+		"  -i/--iter-time, --uuid, --label, --align-payload, --persistent,\n"
+		"  --perf-same_cpu_crypt, --perf-submit_from_crypt_cpus,\n"
+		"  --perf-no_read_workqueue, --perf-no_write_workqueue, -q/--batch-mode,\n"
+		"  -v/--verbose, --debug, -V/--version, --json (status, benchmark), -?/--help\n"
 		"veil's engine: --fanout-chunk BYTES, --keystream-ahead-max BYTES,\n"
 		"  --no-fanout, --no-keystream-ahead (docs/table-line.md)\n"
 		"\nDefault compiled-in device cipher parameters:\n"
@@ -339,8 +342,14 @@ static int parse_option(int c, int idx)
 		break;
 	case 'y': opt.verify = 1; break;
 	case 'o': r = num("offset", UINT64_MAX >> 9, &opt.offset); break;
-	case 'p': r = num("skip", UINT64_MAX >> 9, &opt.skip); break;
-	case 'b': r = num("size", UINT64_MAX >> 9, &opt.size); break;
+	case 'p':
+		r = num("skip", UINT64_MAX >> 9, &opt.skip);
+		opt.not_for_format = "skip";
+		break;
+	case 'b':
+		r = num("size", UINT64_MAX >> 9, &opt.size);
+		opt.not_for_format = "size";
+		break;
 	case OPT_SECTOR_SIZE:
 		r = num("sector size", 4096, &v);
 		if (!r && (v < 512 || (v & (v - 1)))) {
@@ -349,14 +358,23 @@ static int parse_option(int c, int idx)
 		}
 		opt.sector_size = v;
 		break;
-	case OPT_ALLOW_DISCARDS: opt.allow_discards = 1; break;
-	case OPT_IV_LARGE: opt.iv_large_sectors = 1; break;
+	case OPT_ALLOW_DISCARDS:
+		opt.allow_discards = 1;
+		opt.not_for_format = "allow-discards";
+		break;
+	case OPT_IV_LARGE:
+		opt.iv_large_sectors = 1;
+		opt.not_for_format = "iv-large-sectors";
+		break;
 	case 'r': opt.read_only = 1; break;
 	case OPT_DISABLE_KEYRING: opt.disable_keyring = 1; break;
-	case OPT_TYPE: opt.type = optarg; break;
+	case 'M': opt.type = optarg; break;
 	case OPT_HEADER: opt.header = optarg; break;
 	case OPT_BACKUP_FILE: opt.backup_file = optarg; break;
-	case OPT_TEST_PASSPHRASE: opt.test_passphrase = 1; break;
+	case OPT_TEST_PASSPHRASE:
+		opt.test_passphrase = 1;
+		opt.not_for_format = "test-passphrase";
+		break;
 	case 'T':
 		r = num("tries", 1000, &v);
 		opt.tries = v ?: 1;
@@ -384,7 +402,14 @@ static int parse_option(int c, int idx)
 		break;
 	case OPT_UUID: opt.uuid = optarg; break;
 	case OPT_LABEL: opt.label = optarg; break;
-	case OPT_PERSISTENT: opt.persistent = 1; break;
+	case OPT_ALIGN_PAYLOAD:
+		r = num("align payload", UINT32_MAX, &v);
+		opt.align_payload = v;
+		break;
+	case OPT_PERSISTENT:
+		opt.persistent = 1;
+		opt.not_for_format = "persistent";
+		break;
 	case OPT_PERF: add_perf(long_opts[idx].name); break;
 	case 'q': opt.batch = 1; break;
 	case 'v': opt.verbose = 1; break;
@@ -393,8 +418,12 @@ static int parse_option(int c, int idx)
 		crypt_set_debug_level(CRYPT_DEBUG_ALL);
 		break;
 	case OPT_JSON: opt.json = 1; break;
-	case OPT_VALUE_FEATURE: r = add_engine_option(long_opts[idx].name, optarg); break;
-	case OPT_FEATURE: r = add_engine_option(long_opts[idx].name, NULL); break;
+	case OPT_VALUE_FEATURE:
+	case OPT_FEATURE:
+		/* a mapping's options: a LUKS header has no place for them */
+		r = add_engine_option(long_opts[idx].name, c == OPT_VALUE_FEATURE ? optarg : NULL);
+		opt.not_for_format = long_opts[idx].name;
+		break;
 	default: r = -EINVAL; break;
 	}
 	return r;
@@ -407,7 +436,7 @@ int main(int argc, char **argv)
 
 	crypt_set_log_callback(NULL, log_cb, NULL);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "c:s:h:d:l:S:yo:p:b:rT:t:i:qvV?", long_opts,
+	while ((c = getopt_long(argc, argv, "c:s:h:d:l:S:yo:p:b:rT:t:i:M:qvV?", long_opts,
 				&idx)) != -1) {
 		if (c == '?') {
 			/* -? and --help are help; anything else is a bad option. */

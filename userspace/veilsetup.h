@@ -41,7 +41,8 @@ struct vs_opts {
 	uint64_t keyfile_offset, keyfile_size, new_keyfile_offset;
 	uint64_t new_keyfile_size, offset, skip, size;
 	uint32_t sector_size, pbkdf_memory, pbkdf_parallel, iter_time;
-	uint32_t pbkdf_iterations;
+	uint32_t pbkdf_iterations, align_payload;
+	const char *not_for_format;	/* an option cryptsetup refuses there */
 	uint32_t perf_flags;		/* CRYPT_ACTIVATE_* of --perf-* */
 	char features[256];		/* veil's own engine options */
 };
@@ -65,7 +66,7 @@ struct vs_map {
 };
 
 /* veilsetup.c */
-int vs_confirm(const char *question);
+int vs_confirm(const char *question, const char *aborted);
 int vs_number_arg(const char *s, const char *what, uint64_t max, uint64_t *out);
 
 /* vs-open.c: mappings */

@@ -205,18 +205,45 @@ static void format_failed(const char *path, const void *before)
 		path);
 }
 
+/*
+ * The header is written but its first keyslot is not: wipe both LUKS2
+ * binary headers (the LUKS1 one), as cryptsetup wipes the signature, so
+ * that no header without a passphrase is left behind.
+ */
+static int wipe_header(struct crypt_device *cd)
+{
+	uint64_t len = VS_HEAD_BYTES, meta = 0, slots = 0;
+
+	if (!strcmp(crypt_get_type(cd) ?: "", CRYPT_LUKS2) &&
+	    !crypt_get_metadata_size(cd, &meta, &slots) && meta)
+		len = 2 * meta;
+	return crypt_wipe(cd, opt.header, CRYPT_WIPE_ZERO, 0, len, 0, 0, NULL, NULL);
+}
+
 int vs_action_luks_format(int argc, char **argv)
 {
 	const char *spec = opt.cipher ?: "aes-xts-plain64", *type;
 	struct crypt_params_luks2 p2 = { .sector_size = opt.sector_size,
-					 .label = opt.label };
-	struct crypt_params_luks1 p1 = { .hash = opt.hash ?: "sha256" };
+					 .label = opt.label,
+					 .data_alignment = opt.align_payload };
+	struct crypt_params_luks1 p1 = { .hash = opt.hash ?: "sha256",
+					 .data_alignment = opt.align_payload };
 	struct crypt_device *cd = NULL;
 	char cipher[32], mode[32], *pass = NULL, question[512];
 	size_t pass_len = 0, key_bytes;
 	void *head = NULL;
 	int r;
 
+	/* As cryptsetup: options of a mapping are refused, not ignored. */
+	if (opt.not_for_format) {
+		fprintf(stderr, "veilsetup: Option --%s is not allowed with luksFormat action.\n",
+			opt.not_for_format);
+		return -EINVAL;
+	}
+	if (opt.offset && opt.align_payload) {
+		fprintf(stderr, "veilsetup: Options --align-payload and --offset cannot be combined.\n");
+		return -EINVAL;
+	}
 	r = luks_type(&type) ?: split_cipher(spec, cipher, mode);
 	if (r)
 		return r;
@@ -239,9 +266,18 @@ int vs_action_luks_format(int argc, char **argv)
 	r = init_device(argv[0], &cd);
 	if (r)
 		return r;
+	/* --offset: where the data starts, in 512-byte sectors, as cryptsetup */
+	if (opt.offset) {
+		r = crypt_set_data_offset(cd, opt.offset);
+		if (r < 0) {
+			crypt_free(cd);
+			return r;
+		}
+	}
 	snprintf(question, sizeof(question),
 		 "This will overwrite data on %s irrevocably.", opt.header ?: argv[0]);
-	r = vs_confirm(question);
+	/* As cryptsetup: a "no" here is exit code 1, not 2. */
+	r = vs_confirm(question, "Operation aborted.") ? -EINVAL : 0;
 	if (!r)
 		r = vs_read_passphrase(cd, "Enter passphrase for the new volume: ",
 				       key_file_arg(argc, argv), opt.keyfile_offset,
@@ -263,8 +299,8 @@ int vs_action_luks_format(int argc, char **argv)
 	}
 	if (!r) {
 		r = crypt_keyslot_add_by_volume_key(cd, opt.key_slot, NULL, 0, pass, pass_len);
-		if (r < 0)
-			fprintf(stderr, "The LUKS header on %s is written, but its first keyslot is not: no passphrase opens it. Run luksFormat again.\n",
+		if (r < 0 && wipe_header(cd) < 0)
+			fprintf(stderr, "The LUKS header on %s is written, but its first keyslot is not, and it could not be wiped: no passphrase opens it. Run luksFormat again.\n",
 				opt.header ?: argv[0]);
 	}
 	free(head);
@@ -304,12 +340,15 @@ out:
 	return r < 0 ? r : 0;
 }
 
+/* cryptsetup's question before the last keyslot goes, and its answer to a no. */
+#define VS_LAST_SLOT	"This is the last keyslot. Device will become unusable after purging this key."
+#define VS_SLOT_KEPT	"Operation aborted, the keyslot was NOT wiped."
+
 /* Destroy @slot, asking first when it is the last one. */
 static int destroy_slot(struct crypt_device *cd, int slot)
 {
 	if (crypt_keyslot_status(cd, slot) == CRYPT_SLOT_ACTIVE_LAST &&
-	    vs_confirm("This is the last keyslot. Device will become unusable after "
-		       "purging this key."))
+	    vs_confirm(VS_LAST_SLOT, VS_SLOT_KEPT))
 		return -EPERM;
 	return crypt_keyslot_destroy(cd, slot);
 }
@@ -321,6 +360,11 @@ int vs_action_remove_key(int argc, char **argv)
 	size_t len = 0;
 	int r;
 
+	/* As cryptsetup: the passphrase picks the slot, --key-slot is refused. */
+	if (opt.key_slot != CRYPT_ANY_SLOT) {
+		fprintf(stderr, "veilsetup: Option --key-slot is not allowed with luksRemoveKey action.\n");
+		return -EINVAL;
+	}
 	r = vs_load_luks(argv[0], &cd);
 	if (r)
 		return r;
@@ -328,7 +372,7 @@ int vs_action_remove_key(int argc, char **argv)
 			       key_file_arg(argc, argv), opt.keyfile_offset,
 			       opt.keyfile_size, 0, &pass, &len);
 	if (!r)
-		r = slot_of(cd, opt.key_slot, pass, len);
+		r = slot_of(cd, CRYPT_ANY_SLOT, pass, len);
 	if (r >= 0) {
 		if (opt.verbose)
 			printf("Key slot %d selected for deletion.\n", r);
@@ -422,9 +466,15 @@ int vs_action_kill_slot(int argc, char **argv)
 	}
 	/*
 	 * As cryptsetup: a remaining passphrase proves the right, unless -q on
-	 * a terminal; an empty standard input is no passphrase.
+	 * a terminal; an empty standard input is no passphrase. The question
+	 * about the last keyslot comes first, and not with a key file.
 	 */
 	if (!opt.batch || opt.key_file || !isatty(STDIN_FILENO)) {
+		if (crypt_keyslot_status(cd, slot) == CRYPT_SLOT_ACTIVE_LAST && !opt.key_file &&
+		    vs_confirm(VS_LAST_SLOT, VS_SLOT_KEPT)) {
+			r = -EPERM;
+			goto out;
+		}
 		r = existing_passphrase(cd, "Enter any remaining passphrase: ", &pass, &len);
 		if (!r)
 			r = remaining_slot(cd, slot, pass, len);
@@ -433,7 +483,7 @@ int vs_action_kill_slot(int argc, char **argv)
 		if (r < 0)
 			goto out;
 	}
-	r = destroy_slot(cd, slot);
+	r = crypt_keyslot_destroy(cd, slot);
 out:
 	crypt_free(cd);
 	crypt_safe_free(pass);
@@ -529,7 +579,8 @@ int vs_action_header_restore(int argc, char **argv)
 		snprintf(question, sizeof(question), "Device %s already contains LUKS "
 			 "header. Replacing header will destroy existing keyslots.",
 			 argv[0]);
-		r = vs_confirm(question);
+		/* As cryptsetup: no message, exit code 1. */
+		r = vs_confirm(question, NULL) ? -EINVAL : 0;
 		if (r)
 			goto out;
 		crypt_free(cd);
@@ -556,7 +607,7 @@ int vs_action_erase(int argc, char **argv)
 		return r;
 	snprintf(question, sizeof(question), "This operation will erase all keyslots on "
 		 "device %s.\nDevice will become unusable after this operation.", argv[0]);
-	r = vs_confirm(question);
+	r = vs_confirm(question, "Operation aborted, keyslots were NOT wiped.");
 	max = crypt_keyslot_max(crypt_get_type(cd));
 	for (i = 0; !r && i < max; i++) {
 		crypt_keyslot_info ki = crypt_keyslot_status(cd, i);

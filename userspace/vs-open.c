@@ -263,10 +263,14 @@ static int map_volume(const struct vs_map *m, int keyring)
 		}
 		len -= m->offset;
 	}
-	len &= ~(uint64_t)(m->sector_size / 512 - 1);
-	if (!len) {
-		fprintf(stderr, "Device %s is too small.\n", m->device);
-		return -EINVAL;
+	/*
+	 * Whole encryption sectors or nothing, never rounded. cryptsetup's exit
+	 * codes: libcryptsetup refuses a plain volume (1); a LUKS table gets as
+	 * far as dm-crypt, whose refusal cryptsetup reports as a wrong device (4).
+	 */
+	if (len % (m->sector_size / 512)) {
+		fprintf(stderr, "Device size is not aligned to requested sector size.\n");
+		return strncmp(m->uuid, VS_UUID_PLAIN, strlen(VS_UUID_PLAIN)) ? -ENODEV : -EINVAL;
 	}
 	snprintf(desc, sizeof(desc), VS_KEY_PREFIX "%s", m->uuid);
 	r = key_field(m, keyring, desc, &key_id, &key);
@@ -882,13 +886,11 @@ int vs_action_resize(int argc, char **argv)
 		goto out;
 	}
 	len = opt.size ?: dev_len - t.offset;
+	/* As cryptsetup: to the end of the device too, never rounded down. */
 	if (len % (m.sector_size / 512)) {
-		if (opt.size) {
-			fprintf(stderr, "Device size is not aligned to requested sector size.\n");
-			r = -EINVAL;
-			goto out;
-		}
-		len &= ~(uint64_t)(m.sector_size / 512 - 1);
+		fprintf(stderr, "Device size is not aligned to requested sector size.\n");
+		r = -EINVAL;
+		goto out;
 	}
 	if (!len || len > dev_len - t.offset) {
 		fprintf(stderr, "Device %s is too small.\n", t.path);

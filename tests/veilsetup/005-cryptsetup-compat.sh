@@ -69,13 +69,14 @@ want=0 both "" --version
 pkgver=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$TOP/debian/changelog")
 [ "$("$VS" --version)" = "veilsetup $pkgver" ] ||
 	fail "--version says '$("$VS" --version)', the package is $pkgver"
+# The man page's .TH names the same version.
+manver=$(sed -n 's/^\.TH VEILSETUP 8 [^ ]* "dm-veil \([^"]*\)".*/\1/p' "$TOP/docs/veilsetup.8")
+[ "$manver" = "$pkgver" ] || fail "docs/veilsetup.8's .TH says dm-veil '$manver', the package is $pkgver"
 want=1 both "" frobnicate
 want=1 both "" --frobnicate open @DEV@ @NAME@
 want=1 both "" open
 want=1 both "" luksKillSlot @DEV@
 want=1 both "" -s 7 luksFormat -q @DEV@
-want=1 both "" --sector-size 4294967808 luksFormat -q @DEV@
-want=1 both "" -s 4294967552 luksFormat -q @DEV@
 want=1 both "" isLuks @DEV@
 want=4 both "" open /dev/veil-nosuch @NAME@
 want=4 both "" status @NAME@
@@ -83,11 +84,27 @@ want=4 both "" status @NAME@
 # Format: positional key file, no YES prompt without a terminal, defaults.
 want=0 both "" luksFormat $fast @DEV@ "$WORK/k1"
 same_header luksFormat
+
+# Numbers over 32 bits: 2^32 + 512 and 2^32 + 256 would pass as 512 and 256
+# if narrowed first. With a key file nothing else can fail: the number must
+# be refused with its own message, the header left as it was.
+head16() { head -c 16M "$1" | sha256sum | cut -d' ' -f1; }
+hc=$(head16 "$C") hv=$(head16 "$V")
+want=1 both "" --sector-size 4294967808 luksFormat -q $fast @DEV@ "$WORK/k1"
+grep -q 'invalid numeric value' "$WORK/out-c" || fail "cryptsetup: $(cat "$WORK/out-c")"
+grep -q '^Invalid sector size: 4294967808 ' "$WORK/out-v" || fail "--sector-size 4294967808: $(cat "$WORK/out-v")"
+want=1 both "" -s 4294967552 luksFormat -q $fast @DEV@ "$WORK/k1"
+grep -q 'invalid numeric value' "$WORK/out-c" || fail "cryptsetup: $(cat "$WORK/out-c")"
+grep -q '^Invalid key size: 4294967552 ' "$WORK/out-v" || fail "-s 4294967552: $(cat "$WORK/out-v")"
+[ "$(head16 "$C")" = "$hc" ] && [ "$(head16 "$V")" = "$hv" ] ||
+	fail "a refused number changed a header"
 want=0 both "" isLuks @DEV@
 want=0 both "" luksUUID @DEV@
 want=0 both "" luksDump @DEV@
 want=0 both "" --type luks2 isLuks @DEV@
 want=1 both "" --type luks1 isLuks @DEV@
+want=0 both "" -M luks2 isLuks @DEV@
+want=1 both "" -M luks1 isLuks @DEV@
 
 # Format options: label, uuid, hash, PBKDF parameters, -y without a
 # terminal (one read), then the plain format again for what follows.
@@ -97,6 +114,27 @@ want=0 both "" luksFormat -q -y --pbkdf argon2id --pbkdf-memory 32768 --pbkdf-pa
 same_header "luksFormat --label --uuid --hash --pbkdf-*"
 [ "$(cryptsetup luksUUID "$V")" = 11111111-2222-3333-4444-555555555555 ] || fail "luksFormat --uuid"
 want=0 both "" open --test-passphrase --tries 2 --timeout 5 -d "$WORK/k1" @DEV@
+
+# The data offset: --offset in 512-byte sectors, --align-payload, not both;
+# luksDump must name the same offset as cryptsetup's. Options cryptsetup
+# does not allow with luksFormat are refused, not ignored.
+want=0 both "" luksFormat -q $fast --offset 8192 @DEV@ "$WORK/k1"
+same_header "luksFormat --offset 8192"
+cryptsetup luksDump "$V" | grep -q '^[[:space:]]*offset: 4194304 \[bytes\]' ||
+	fail "luksFormat --offset 8192: $(cryptsetup luksDump "$V" | grep 'offset:')"
+want=1 both "" luksFormat -q $fast --offset 100 @DEV@ "$WORK/k1"
+want=1 both "" luksFormat -q $fast --offset 8192 --align-payload 4096 @DEV@ "$WORK/k1"
+want=0 both "" luksFormat -q $fast --align-payload 100 @DEV@ "$WORK/k1"
+same_header "luksFormat --align-payload 100"
+want=0 both "" luksFormat -q --type luks1 --pbkdf-force-iterations 1000 --offset 8192 @DEV@ "$WORK/k1"
+same_header "luksFormat --type luks1 --offset 8192"
+cryptsetup luksDump "$V" | grep -q '^Payload offset:[[:space:]]*8192$' ||
+	fail "luksFormat --type luks1 --offset 8192: $(cryptsetup luksDump "$V" | grep 'Payload offset')"
+for o in "--skip 8" "--size 1000" --iv-large-sectors --allow-discards --persistent --test-passphrase; do
+	want=1 both "" luksFormat -q $fast $o @DEV@ "$WORK/k1"
+	grep -q "Option ${o% *} is not allowed with luksFormat action." "$WORK/out-v" ||
+		fail "luksFormat $o: $(cat "$WORK/out-v")"
+done
 want=0 both "" luksFormat $fast @DEV@ "$WORK/k1"
 
 # Keyslots.
@@ -105,6 +143,11 @@ want=0 both "" luksAddKey -d "$WORK/k1" $fast @DEV@ "$WORK/k2"
 same_header luksAddKey
 want=0 both "" luksAddKey -d "$WORK/k1" -S 5 $fast @DEV@ "$WORK/k3"
 same_header "luksAddKey -S 5"
+# luksRemoveKey takes no --key-slot (the passphrase picks the slot).
+want=1 both "" luksRemoveKey -S 5 @DEV@ "$WORK/k3"
+grep -q 'Option --key-slot is not allowed with luksRemoveKey action.' "$WORK/out-v" ||
+	fail "luksRemoveKey -S: $(cat "$WORK/out-v")"
+same_header "luksRemoveKey -S 5 (refused)"
 want=0 both "" open --test-passphrase -d "$WORK/k3" @DEV@
 want=2 both "" open --test-passphrase -d "$WORK/k3" -S 1 @DEV@
 want=2 both "" open --test-passphrase -d "$WORK/kw" @DEV@
@@ -201,6 +244,14 @@ C=$(losetup -f --show "$C_FILE")
 V=$(losetup -f --show "$V_FILE")
 _loops=("$C" "$V")
 
+# A keyslot that cannot be made once the header is written (LUKS1 has no
+# slot 9; a LUKS2 data offset of 64 KiB leaves no room for one): the
+# header is wiped again, as cryptsetup wipes it, and isLuks says no.
+want=1 both "" luksFormat -q --type luks1 --pbkdf-force-iterations 1000 -S 9 @DEV@ "$WORK/k1"
+want=1 both "" isLuks @DEV@
+want=1 both "" luksFormat -q $fast --offset 128 @DEV@ "$WORK/k1"
+want=1 both "" isLuks @DEV@
+
 # LUKS1.
 want=0 both "" luksFormat --type luks1 --pbkdf-force-iterations 1000 -q @DEV@ "$WORK/k1"
 same_header "luksFormat --type luks1"
@@ -217,6 +268,61 @@ want=0 both "pass" open --type plain @DEV@ @NAME@
 want=0 both "" close @NAME@
 want=0 both "pass" create @NAME@ @DEV@
 want=0 both "" remove @NAME@
+
+# Resize edges. mapsz NAME: the mapping's size in sectors; grow/shrink:
+# the backing files to a size in bytes, the loop devices told.
+mapsz() { blockdev --getsz "/dev/mapper/$1"; }
+setsize() {
+	truncate -s "$1" "$C_FILE" "$V_FILE"
+	losetup -c "$C"
+	losetup -c "$V"
+}
+same_size() {
+	[ "$(mapsz cs-$n)" = "$(mapsz vs-$n)" ] ||
+		fail "$1: veilsetup maps $(mapsz vs-$n) sectors, cryptsetup $(mapsz cs-$n)"
+}
+# both_maybe ARGS: the exit codes equal; if both mapped, the sizes too
+both_maybe() {
+	both "$@"
+	if dmsetup info vs-$n > /dev/null 2>&1; then
+		same_size "${*:2}"
+		echo "ok: both map $(mapsz vs-$n) sectors"
+		want=0 both "" close @NAME@
+	fi
+}
+# LUKS2 with 4096-byte sectors: an unaligned --size is refused, the size
+# kept; the device grown by 3 sectors (not a multiple of 8): resize to the
+# end is refused too, as cryptsetup refuses it (veilsetup rounded down
+# until 2026-11-24), and so are opens there.
+want=0 both "" luksFormat -q $fast --sector-size 4096 @DEV@ "$WORK/k1"
+want=0 both "" open -d "$WORK/k1" @DEV@ @NAME@
+want=1 both "" resize --size 40001 -d "$WORK/k1" @NAME@
+grep -q 'Device size is not aligned to requested sector size.' "$WORK/out-v" ||
+	fail "resize --size 40001: $(cat "$WORK/out-v")"
+same_size "resize --size 40001 (refused)"
+setsize $((40 * 1024 * 1024 + 3 * 512))
+[ "$(sectors "$V")" = 81923 ] || fail "the loop device did not grow: $(sectors "$V")"
+want=1 both "" resize -d "$WORK/k1" @NAME@
+grep -q 'Device size is not aligned to requested sector size.' "$WORK/out-v" ||
+	fail "resize on 81923 sectors: $(cat "$WORK/out-v")"
+same_size "resize on a device of 81923 sectors (refused)"
+want=0 both "" close @NAME@
+both_maybe "" open -d "$WORK/k1" @DEV@ @NAME@
+both_maybe "pass" open --type plain --sector-size 4096 @DEV@ @NAME@
+setsize $((40 * 1024 * 1024))
+# Plain with the offset at and past the device's end: open refused; a
+# mapping whose device shrank under its offset: resize refused.
+both_maybe "pass" open --type plain -o 81920 @DEV@ @NAME@
+both_maybe "pass" open --type plain -o 81928 @DEV@ @NAME@
+want=0 both "pass" open --type plain -o 40960 --size 8192 @DEV@ @NAME@
+setsize $((20 * 1024 * 1024))
+want=1 both "" resize @NAME@
+grep -q 'too small' "$WORK/out-v" || fail "resize, offset at the end: $(cat "$WORK/out-v")"
+setsize $((16 * 1024 * 1024))
+want=1 both "" resize @NAME@
+[ "$(mapsz vs-$n)" = 8192 ] || fail "a refused resize changed the size: $(mapsz vs-$n)"
+want=0 both "" close @NAME@
+setsize $((40 * 1024 * 1024))
 
 # Each tool's volume, the other's data.
 for fmt in "--type luks2" "--type luks1" "--type luks2 -c serpent-xts-plain64 --sector-size 4096" \

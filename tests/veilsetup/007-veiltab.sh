@@ -59,3 +59,50 @@ for n in tab-luks tab-plain tab-later; do
 	dmsetup info "$n" > /dev/null 2>&1 && fail "$n left open"
 done
 echo "ok: veiltab start, start NAME, stop"
+
+# Passphrases at boot come from systemd-ask-password (here a fake on PATH
+# that gives the answers in $WORK/answers, one per question, and logs its
+# arguments): tries= asks again after a wrong passphrase, up to tries
+# times; timeout= is passed on; a question that times out is not asked
+# again.
+mkdir "$WORK/bin"
+cat > "$WORK/bin/systemd-ask-password" <<'ASK'
+#!/bin/sh
+echo "$*" >> "$ASK_LOG"
+a=$(head -n 1 "$ASK_ANSWERS")
+sed -i 1d "$ASK_ANSWERS"
+[ "$a" = TIMEOUT ] && exit 1
+printf '%s\n' "$a"
+ASK
+chmod +x "$WORK/bin/systemd-ask-password"
+export ASK_LOG=$WORK/asked ASK_ANSWERS=$WORK/answers
+cat > "$WORK/veiltab-ask" <<TAB
+ask-three  $L3  none  luks,tries=3
+ask-two    $L3  none  luks,tries=2
+ask-wait   $L3  none  luks,timeout=2min
+TAB
+_devs+=(ask-three ask-two ask-wait)
+# ask NAME ANSWER...: veiltab start NAME without a terminal; its exit code
+ask() {
+	local name=$1 rc=0
+	shift
+	printf '%s\n' "$@" > "$ASK_ANSWERS"
+	: > "$ASK_LOG"
+	VEILTAB=$WORK/veiltab-ask PATH=$WORK/bin:$PATH "$VT" start "$name" < /dev/null > "$WORK/out" 2>&1 || rc=$?
+	cat "$WORK/out"
+	return $rc
+}
+asked() { wc -l < "$ASK_LOG"; }
+ask ask-three wrong1 wrong2 "tab secret" || fail "tries=3: not opened on the third answer"
+[ "$(asked)" = 3 ] || fail "tries=3: asked $(asked) times"
+dmsetup info ask-three > /dev/null || fail "tries=3: no mapping"
+"$VS" close ask-three
+if ask ask-two wrong1 wrong2 "tab secret"; then fail "tries=2: opened on the third answer"; fi
+[ "$(asked)" = 2 ] || fail "tries=2: asked $(asked) times"
+dmsetup info ask-two > /dev/null 2>&1 && fail "tries=2: mapped"
+grep -q -- '--timeout=0' "$ASK_LOG" || fail "no timeout= should wait without a limit: $(cat "$ASK_LOG")"
+if ask ask-wait TIMEOUT "tab secret"; then fail "timeout: opened after the question timed out"; fi
+[ "$(asked)" = 1 ] || fail "timeout: asked $(asked) times"
+grep -q -- '--timeout=120 ' "$ASK_LOG" || fail "timeout=2min not passed on: $(cat "$ASK_LOG")"
+grep -q 'no passphrase' "$WORK/out" || fail "timeout not reported"
+echo "ok: veiltab tries= and timeout= through systemd-ask-password"
