@@ -15,7 +15,15 @@
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 SRC=/usr/src/linux-source-6.1.tar.xz
+# The platform's fragment (../shared/kernel/debug.config); a clone without
+# the shared directory next to it uses the copy kept in scripts/.
 SHARED=$TOP/../shared/kernel/debug.config
+COPY=$TOP/scripts/debug-platform.config
+if [ ! -f "$SHARED" ]; then
+	SHARED=$COPY
+elif ! cmp -s "$SHARED" "$COPY"; then
+	echo "debug-kernel: $SHARED differs from scripts/debug-platform.config: using the first; update the copy"
+fi
 EXTRA=$TOP/scripts/debug-extra.config
 TREE=$TOP/build/linux-debug
 STAMP=$TREE/.veil-stamp
