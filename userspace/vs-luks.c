@@ -234,12 +234,6 @@ int vs_action_luks_format(int argc, char **argv)
 	void *head = NULL;
 	int r;
 
-	/* As cryptsetup: options of a mapping are refused, not ignored. */
-	if (opt.not_for_format) {
-		fprintf(stderr, "veilsetup: Option --%s is not allowed with luksFormat action.\n",
-			opt.not_for_format);
-		return -EINVAL;
-	}
 	if (opt.offset && opt.align_payload) {
 		fprintf(stderr, "veilsetup: Options --align-payload and --offset cannot be combined.\n");
 		return -EINVAL;
@@ -360,11 +354,6 @@ int vs_action_remove_key(int argc, char **argv)
 	size_t len = 0;
 	int r;
 
-	/* As cryptsetup: the passphrase picks the slot, --key-slot is refused. */
-	if (opt.key_slot != CRYPT_ANY_SLOT) {
-		fprintf(stderr, "veilsetup: Option --key-slot is not allowed with luksRemoveKey action.\n");
-		return -EINVAL;
-	}
 	r = vs_load_luks(argv[0], &cd);
 	if (r)
 		return r;
