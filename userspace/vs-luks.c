@@ -212,11 +212,25 @@ static void format_failed(const char *path, const void *before)
  */
 static int wipe_header(struct crypt_device *cd)
 {
-	uint64_t len = VS_HEAD_BYTES, meta = 0, slots = 0;
+	uint64_t len = VS_HEAD_BYTES, meta = 0, slots = 0, data;
 
-	if (!strcmp(crypt_get_type(cd) ?: "", CRYPT_LUKS2) &&
-	    !crypt_get_metadata_size(cd, &meta, &slots) && meta)
-		len = 2 * meta;
+	if (!strcmp(crypt_get_type(cd) ?: "", CRYPT_LUKS2)) {
+		if (!crypt_get_metadata_size(cd, &meta, &slots) && meta) {
+			len = 2 * meta;
+		} else {
+			/*
+			 * The secondary header lies at the metadata size,
+			 * before the data: up to the data offset (sectors),
+			 * at most both headers of the largest metadata size
+			 * (4 MiB), so that 4 KiB does not leave it behind.
+			 */
+			data = crypt_get_data_offset(cd);
+			if (data > (8ULL << 20) >> 9)
+				data = (8ULL << 20) >> 9;
+			if (data << 9 > len)
+				len = data << 9;
+		}
+	}
 	return crypt_wipe(cd, opt.header, CRYPT_WIPE_ZERO, 0, len, 0, 0, NULL, NULL);
 }
 
