@@ -325,7 +325,7 @@ grep -q 'Device size is not aligned to requested sector size.' "$WORK/out-v" ||
 	fail "resize on 81923 sectors: $(cat "$WORK/out-v")"
 same_size "resize on a device of 81923 sectors (refused)"
 want=0 both "" close @NAME@
-want=1 both_maybe "" open -d "$WORK/k1" @DEV@ @NAME@
+want=4 both_maybe "" open -d "$WORK/k1" @DEV@ @NAME@
 want=1 both_maybe "pass" open --type plain --sector-size 4096 @DEV@ @NAME@
 setsize $((40 * 1024 * 1024))
 # Plain with the offset at and past the device's end: open refused; a
