@@ -309,6 +309,71 @@ static int num(const char *what, uint64_t max, uint64_t *out)
 	return vs_number_arg(optarg, what, max, out);
 }
 
+/*
+ * The options cryptsetup 2.6 allows only with some actions (the action
+ * lists of its src/cryptsetup_args.h), and veil's own that belong to a
+ * mapping or to one action. Any other option goes with every action.
+ * Checked before any action runs, as cryptsetup's tools_check_args():
+ * an option is refused (exit 1), never ignored: "erase -S 1" must not
+ * erase every keyslot.
+ */
+static const struct limited_option {
+	int c;			/* getopt_long()'s value */
+	const char *name;	/* NULL: the engine option given */
+	const char *actions;	/* " action action ... " */
+} limited_options[] = {
+	{ 's', "key-size", " open luksFormat luksAddKey benchmark " },
+	{ 'S', "key-slot", " open luksFormat luksAddKey luksChangeKey luksDump luksResume " },
+	{ 'o', "offset", " open luksFormat " },
+	{ 'p', "skip", " open " },
+	{ 'b', "size", " open resize " },
+	{ OPT_SECTOR_SIZE, "sector-size", " open luksFormat " },
+	{ OPT_IV_LARGE, "iv-large-sectors", " open " },
+	{ OPT_ALLOW_DISCARDS, "allow-discards", " open " },
+	{ OPT_TEST_PASSPHRASE, "test-passphrase", " open " },
+	{ OPT_PBKDF, "pbkdf", " luksFormat luksAddKey luksChangeKey benchmark " },
+	{ OPT_PBKDF_ITERATIONS, "pbkdf-force-iterations", " luksFormat luksAddKey luksChangeKey " },
+	{ 'i', "iter-time", " luksFormat luksAddKey luksChangeKey benchmark " },
+	{ OPT_UUID, "uuid", " luksFormat luksUUID " },
+	{ OPT_LABEL, "label", " luksFormat " },
+	{ OPT_ALIGN_PAYLOAD, "align-payload", " luksFormat " },
+	{ OPT_PERSISTENT, "persistent", " open " },
+	/* veil's own: a mapping's engine options, and --json */
+	{ OPT_FEATURE, NULL, " open " },
+	{ OPT_JSON, "json", " status benchmark " },
+	{ 0, NULL, NULL },
+};
+
+static int option_given[OPT_ALIGN_PAYLOAD + 1];
+static const char *engine_option;
+
+/* cryptsetup's refusal of an option the action does not take. */
+static int check_options(const char *action)
+{
+	const struct limited_option *l;
+	char word[64];
+
+	/* cryptsetup's names for the older spellings and for refresh */
+	if (!strcmp(action, "luksOpen") || !strcmp(action, "create") ||
+	    !strcmp(action, "refresh"))
+		action = "open";
+	else if (!strcmp(action, "luksClose") || !strcmp(action, "remove"))
+		action = "close";
+	else if (!strcmp(action, "luksErase"))
+		action = "erase";
+	snprintf(word, sizeof(word), " %s ", action);
+	for (l = limited_options; l->actions; l++) {
+		int given = l->c == OPT_FEATURE ? engine_option != NULL : option_given[l->c];
+
+		if (given && !strstr(l->actions, word)) {
+			fprintf(stderr, "veilsetup: Option --%s is not allowed with %s action.\n",
+				l->name ?: engine_option, action);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int parse_option(int c, int idx)
 {
 	uint64_t v = 0;
@@ -344,11 +409,9 @@ static int parse_option(int c, int idx)
 	case 'o': r = num("offset", UINT64_MAX >> 9, &opt.offset); break;
 	case 'p':
 		r = num("skip", UINT64_MAX >> 9, &opt.skip);
-		opt.not_for_format = "skip";
 		break;
 	case 'b':
 		r = num("size", UINT64_MAX >> 9, &opt.size);
-		opt.not_for_format = "size";
 		break;
 	case OPT_SECTOR_SIZE:
 		r = num("sector size", 4096, &v);
@@ -360,11 +423,9 @@ static int parse_option(int c, int idx)
 		break;
 	case OPT_ALLOW_DISCARDS:
 		opt.allow_discards = 1;
-		opt.not_for_format = "allow-discards";
 		break;
 	case OPT_IV_LARGE:
 		opt.iv_large_sectors = 1;
-		opt.not_for_format = "iv-large-sectors";
 		break;
 	case 'r': opt.read_only = 1; break;
 	case OPT_DISABLE_KEYRING: opt.disable_keyring = 1; break;
@@ -373,7 +434,6 @@ static int parse_option(int c, int idx)
 	case OPT_BACKUP_FILE: opt.backup_file = optarg; break;
 	case OPT_TEST_PASSPHRASE:
 		opt.test_passphrase = 1;
-		opt.not_for_format = "test-passphrase";
 		break;
 	case 'T':
 		r = num("tries", 1000, &v);
@@ -408,7 +468,6 @@ static int parse_option(int c, int idx)
 		break;
 	case OPT_PERSISTENT:
 		opt.persistent = 1;
-		opt.not_for_format = "persistent";
 		break;
 	case OPT_PERF: add_perf(long_opts[idx].name); break;
 	case 'q': opt.batch = 1; break;
@@ -422,7 +481,7 @@ static int parse_option(int c, int idx)
 	case OPT_FEATURE:
 		/* a mapping's options: a LUKS header has no place for them */
 		r = add_engine_option(long_opts[idx].name, c == OPT_VALUE_FEATURE ? optarg : NULL);
-		opt.not_for_format = long_opts[idx].name;
+		engine_option = long_opts[idx].name;
 		break;
 	default: r = -EINVAL; break;
 	}
@@ -454,6 +513,8 @@ int main(int argc, char **argv)
 		}
 		if (parse_option(c, idx))
 			return VS_EXIT_PARAMS;
+		if (c > 0 && c < (int)(sizeof(option_given) / sizeof(option_given[0])))
+			option_given[c] = 1;
 		idx = 0;
 	}
 	if (optind >= argc) {
@@ -468,6 +529,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Unknown action.\n");
 		return VS_EXIT_PARAMS;
 	}
+	if (check_options(a->name))
+		return VS_EXIT_PARAMS;
 	nargs = argc - optind - 1;
 	if (nargs < a->min_args || nargs > a->max_args) {
 		fprintf(stderr, "%s: requires %s as arguments.\n", a->name, a->arg_help);

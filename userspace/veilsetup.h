@@ -42,7 +42,6 @@ struct vs_opts {
 	uint64_t new_keyfile_size, offset, skip, size;
 	uint32_t sector_size, pbkdf_memory, pbkdf_parallel, iter_time;
 	uint32_t pbkdf_iterations, align_payload;
-	const char *not_for_format;	/* an option cryptsetup refuses there */
 	uint32_t perf_flags;		/* CRYPT_ACTIVATE_* of --perf-* */
 	char features[256];		/* veil's own engine options */
 };

@@ -212,11 +212,25 @@ static void format_failed(const char *path, const void *before)
  */
 static int wipe_header(struct crypt_device *cd)
 {
-	uint64_t len = VS_HEAD_BYTES, meta = 0, slots = 0;
+	uint64_t len = VS_HEAD_BYTES, meta = 0, slots = 0, data;
 
-	if (!strcmp(crypt_get_type(cd) ?: "", CRYPT_LUKS2) &&
-	    !crypt_get_metadata_size(cd, &meta, &slots) && meta)
-		len = 2 * meta;
+	if (!strcmp(crypt_get_type(cd) ?: "", CRYPT_LUKS2)) {
+		if (!crypt_get_metadata_size(cd, &meta, &slots) && meta) {
+			len = 2 * meta;
+		} else {
+			/*
+			 * The secondary header lies at the metadata size,
+			 * before the data: up to the data offset (sectors),
+			 * at most both headers of the largest metadata size
+			 * (4 MiB), so that 4 KiB does not leave it behind.
+			 */
+			data = crypt_get_data_offset(cd);
+			if (data > (8ULL << 20) >> 9)
+				data = (8ULL << 20) >> 9;
+			if (data << 9 > len)
+				len = data << 9;
+		}
+	}
 	return crypt_wipe(cd, opt.header, CRYPT_WIPE_ZERO, 0, len, 0, 0, NULL, NULL);
 }
 
@@ -234,12 +248,6 @@ int vs_action_luks_format(int argc, char **argv)
 	void *head = NULL;
 	int r;
 
-	/* As cryptsetup: options of a mapping are refused, not ignored. */
-	if (opt.not_for_format) {
-		fprintf(stderr, "veilsetup: Option --%s is not allowed with luksFormat action.\n",
-			opt.not_for_format);
-		return -EINVAL;
-	}
 	if (opt.offset && opt.align_payload) {
 		fprintf(stderr, "veilsetup: Options --align-payload and --offset cannot be combined.\n");
 		return -EINVAL;
@@ -360,11 +368,6 @@ int vs_action_remove_key(int argc, char **argv)
 	size_t len = 0;
 	int r;
 
-	/* As cryptsetup: the passphrase picks the slot, --key-slot is refused. */
-	if (opt.key_slot != CRYPT_ANY_SLOT) {
-		fprintf(stderr, "veilsetup: Option --key-slot is not allowed with luksRemoveKey action.\n");
-		return -EINVAL;
-	}
 	r = vs_load_luks(argv[0], &cd);
 	if (r)
 		return r;

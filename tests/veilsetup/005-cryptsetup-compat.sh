@@ -166,6 +166,24 @@ same_header "luksAddKey from stdin"
 want=0 both "" --uuid 12345678-1234-1234-1234-123456789abc luksUUID @DEV@
 [ "$(cryptsetup luksUUID "$V")" = 12345678-1234-1234-1234-123456789abc ] || fail "luksUUID --uuid"
 
+# Options cryptsetup allows only with other actions are refused, exit 1,
+# before anything is read or written (veilsetup ignored them until
+# 2026-11-24: "erase -S 1" erased every keyslot; these lines failed then).
+want=1 both "" erase -q -S 1 @DEV@
+grep -q 'Option --key-slot is not allowed with erase action.' "$WORK/out-v" ||
+	fail "erase -S 1: $(cat "$WORK/out-v")"
+want=1 both "" luksErase -q -S 1 @DEV@
+want=0 both "" open --test-passphrase -d "$WORK/k1" @DEV@
+same_header "erase -S 1 (refused)"
+want=1 both "" luksDump --offset 8 @DEV@
+want=1 both "" isLuks --skip 8 @DEV@
+want=1 both "" isLuks --allow-discards @DEV@
+want=1 both "" luksUUID --align-payload 8 @DEV@
+want=1 both "" luksAddKey --persistent -d "$WORK/k1" $fast @DEV@ "$WORK/k2"
+want=1 both "" luksAddKey --test-passphrase -d "$WORK/k1" $fast @DEV@ "$WORK/k2"
+want=1 both "" luksKillSlot -q -S 0 @DEV@ 0
+same_header "options refused"
+
 # Header backup and restore, erase.
 want=0 both "" luksHeaderBackup @DEV@ --header-backup-file "$WORK/hdr-@NAME@"
 want=0 both "" erase -q @DEV@
@@ -281,7 +299,7 @@ same_size() {
 	[ "$(mapsz cs-$n)" = "$(mapsz vs-$n)" ] ||
 		fail "$1: veilsetup maps $(mapsz vs-$n) sectors, cryptsetup $(mapsz cs-$n)"
 }
-# both_maybe ARGS: the exit codes equal; if both mapped, the sizes too
+# both_maybe ARGS: as both (with $want); if both mapped, the sizes too
 both_maybe() {
 	both "$@"
 	if dmsetup info vs-$n > /dev/null 2>&1; then
@@ -307,13 +325,13 @@ grep -q 'Device size is not aligned to requested sector size.' "$WORK/out-v" ||
 	fail "resize on 81923 sectors: $(cat "$WORK/out-v")"
 same_size "resize on a device of 81923 sectors (refused)"
 want=0 both "" close @NAME@
-both_maybe "" open -d "$WORK/k1" @DEV@ @NAME@
-both_maybe "pass" open --type plain --sector-size 4096 @DEV@ @NAME@
+want=4 both_maybe "" open -d "$WORK/k1" @DEV@ @NAME@
+want=1 both_maybe "pass" open --type plain --sector-size 4096 @DEV@ @NAME@
 setsize $((40 * 1024 * 1024))
 # Plain with the offset at and past the device's end: open refused; a
 # mapping whose device shrank under its offset: resize refused.
-both_maybe "pass" open --type plain -o 81920 @DEV@ @NAME@
-both_maybe "pass" open --type plain -o 81928 @DEV@ @NAME@
+want=1 both_maybe "pass" open --type plain -o 81920 @DEV@ @NAME@
+want=1 both_maybe "pass" open --type plain -o 81928 @DEV@ @NAME@
 want=0 both "pass" open --type plain -o 40960 --size 8192 @DEV@ @NAME@
 setsize $((20 * 1024 * 1024))
 want=1 both "" resize @NAME@

@@ -214,7 +214,7 @@ echo "ok: the terminal"
 # from a list. The same exit code, the same keyslots left and cryptsetup's
 # "Operation aborted..." line, for each answer.
 cat > "$WORK/term.py" <<'PY'
-import os, pty, re, sys, time
+import os, pty, re, select, signal, sys, termios, time
 sep = sys.argv.index("--")
 spec, argv = sys.argv[1:sep], sys.argv[sep + 1:]
 yes = [a[4:] for a in spec if a.startswith("yes=")]
@@ -222,8 +222,34 @@ passes = [a[5:] for a in spec if a.startswith("pass=")]
 pid, fd = pty.fork()
 if pid == 0:
     os.execvp(argv[0], argv)
-buf, pos, end = b"", 0, time.time() + 120
-while time.time() < end:
+buf, pos, end, status = b"", 0, time.time() + 120, None
+def give_up(why):
+    # the deadline passed: the child is killed, and term() fails the test
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    sys.stderr.write(buf.decode(errors="replace").replace("\r", ""))
+    sys.stderr.write("term.py: %s\n" % why)
+    print("DEADLINE")
+    sys.exit(0)
+def done():
+    global status
+    if status is None:
+        p, st = os.waitpid(pid, os.WNOHANG)
+        if p:
+            status = st
+    return status is not None
+def echo_on():
+    try:
+        return termios.tcgetattr(fd)[3] & termios.ECHO
+    except termios.error:
+        return False
+while True:
+    # select() with the deadline: a lost answer fails, it does not hang
+    left = end - time.time()
+    if left <= 0:
+        give_up("no end of output before the deadline")
+    if not select.select([fd], [], [], left)[0]:
+        continue
     try:
         chunk = os.read(fd, 1024)
     except OSError:
@@ -236,12 +262,21 @@ while time.time() < end:
         answer = yes.pop(0) if yes else ""
     elif re.search(rb"(?i)(passphrase|verify)[^\n]*: $", tail):
         answer = passes.pop(0) if passes else ""
+        # The tool writes the prompt before it turns echo off, and
+        # tcsetattr(TCSAFLUSH) drops what came before: answer once echo
+        # is off (the yes/no question keeps echo on).
+        while echo_on() and not done():
+            if time.time() > end:
+                give_up("echo still on at the passphrase prompt")
+            time.sleep(0.01)
+        if done():
+            continue
     else:
         continue
-    time.sleep(0.5)	# the tool turns echo off first, and TCSAFLUSH drops input
     os.write(fd, answer.encode() + b"\n")
     pos = len(buf)
-_, status = os.waitpid(pid, 0)
+if status is None:
+    _, status = os.waitpid(pid, 0)
 sys.stderr.write(buf.decode(errors="replace").replace("\r", ""))
 print(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 PY
@@ -261,7 +296,9 @@ term() {
 	cryptsetup luksFormat -q $fast "$TV" "$WORK/k1"
 	rc_c=$(python3 "$WORK/term.py" "${spec[@]}" -- cryptsetup "${args_c[@]}" 2> "$WORK/tr-c")
 	rc_v=$(python3 "$WORK/term.py" "${spec[@]}" -- "$VS" "${args_v[@]}" 2> "$WORK/tr-v")
-	if [ "$rc_c" != "$rc_v" ] || [ "$(slots "$TC")" != "$(slots "$TV")" ] ||
+	# term.py kills a tool still running at its deadline (a lost answer)
+	if [ "$rc_c" = DEADLINE ] || [ "$rc_v" = DEADLINE ] ||
+	   [ "$rc_c" != "$rc_v" ] || [ "$(slots "$TC")" != "$(slots "$TV")" ] ||
 	   ! { grep -a '^Operation aborted' "$WORK/tr-c" || true; } | cmp -s - <(grep -a '^Operation aborted' "$WORK/tr-v" || true); then
 		echo "--- cryptsetup:"; cat "$WORK/tr-c"; echo "--- veilsetup:"; cat "$WORK/tr-v"
 		fail "on a terminal, ${spec[*]}: $*: exit codes cryptsetup $rc_c, veilsetup $rc_v; keyslots $(slots "$TC"), $(slots "$TV")"

@@ -80,8 +80,10 @@ cat > "$WORK/veiltab-ask" <<TAB
 ask-three  $L3  none  luks,tries=3
 ask-two    $L3  none  luks,tries=2
 ask-wait   $L3  none  luks,timeout=2min
+ask-zero   $L3  none  luks,tries=00
+ask-gone   /dev/veil-nosuch  none  luks
 TAB
-_devs+=(ask-three ask-two ask-wait)
+_devs+=(ask-three ask-two ask-wait ask-zero)
 # ask NAME ANSWER...: veiltab start NAME without a terminal; its exit code
 ask() {
 	local name=$1 rc=0
@@ -106,3 +108,18 @@ if ask ask-wait TIMEOUT "tab secret"; then fail "timeout: opened after the quest
 grep -q -- '--timeout=120 ' "$ASK_LOG" || fail "timeout=2min not passed on: $(cat "$ASK_LOG")"
 grep -q 'no passphrase' "$WORK/out" || fail "timeout not reported"
 echo "ok: veiltab tries= and timeout= through systemd-ask-password"
+# tries=00 is tries=0, no limit (veiltab compared the text "00" with "0"
+# and gave up after one question until 2026-11-24).
+ask ask-zero wrong1 wrong2 wrong3 "tab secret" || fail "tries=00: not opened on the fourth answer"
+[ "$(asked)" = 4 ] || fail "tries=00: asked $(asked) times"
+"$VS" close ask-zero
+# A device that is not there: no question, veilsetup's message and exit
+# code 4 (veiltab asked, veilsetup exited unread, the answer's SIGPIPE was
+# taken for a timeout: "no passphrase given", exit 1, until 2026-11-24).
+rc=0
+ask ask-gone "tab secret" || rc=$?
+[ "$rc" = 4 ] || fail "missing device: exit code $rc, want 4"
+[ "$(asked)" = 0 ] || fail "missing device: asked $(asked) times"
+grep -q 'no passphrase' "$WORK/out" && fail "missing device reported as a timeout"
+grep -q 'does not exist' "$WORK/out" || fail "missing device not reported: $(cat "$WORK/out")"
+echo "ok: veiltab tries=00, a missing device without a question"
