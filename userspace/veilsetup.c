@@ -28,46 +28,50 @@ struct action {
 	int min_args, max_args;
 	const char *arg_help;
 	const char *help;
+	const char *options_as;	/* the action whose options it takes; NULL: its own */
 };
 
 static const struct action actions[] = {
 	{ "open", vs_action_open, 1, 2, "<device> [--type <type>] [<name>]",
-	  "open device as <name>" },
-	{ "close", vs_action_close, 1, 1, "<name>", "close device (remove mapping)" },
-	{ "status", vs_action_status, 1, 1, "<name>", "show device status" },
-	{ "resize", vs_action_resize, 1, 1, "<name>", "resize active device" },
+	  "open device as <name>", NULL },
+	{ "close", vs_action_close, 1, 1, "<name>", "close device (remove mapping)", NULL },
+	{ "status", vs_action_status, 1, 1, "<name>", "show device status", NULL },
+	{ "resize", vs_action_resize, 1, 1, "<name>", "resize active device", NULL },
 	{ "refresh", vs_action_refresh, 1, 1, "<name>",
-	  "refresh device with new flags (--allow-discards, --perf-*)" },
+	  "refresh device with new flags (--allow-discards, --perf-*)", "open" },
 	{ "luksFormat", vs_action_luks_format, 1, 2, "<device> [<new key file>]",
-	  "formats a LUKS device" },
+	  "formats a LUKS device", NULL },
 	{ "luksAddKey", vs_action_add_key, 1, 2, "<device> [<new key file>]",
-	  "add key to LUKS device" },
+	  "add key to LUKS device", NULL },
 	{ "luksRemoveKey", vs_action_remove_key, 1, 2, "<device> [<key file>]",
-	  "removes supplied key or key file from LUKS device" },
+	  "removes supplied key or key file from LUKS device", NULL },
 	{ "luksChangeKey", vs_action_change_key, 1, 2, "<device> [<key file>]",
-	  "changes supplied key or key file of LUKS device" },
+	  "changes supplied key or key file of LUKS device", NULL },
 	{ "luksKillSlot", vs_action_kill_slot, 2, 2, "<device> <key slot>",
-	  "wipes key with number <key slot> from LUKS device" },
-	{ "luksUUID", vs_action_uuid, 1, 1, "<device>", "print UUID of LUKS device" },
+	  "wipes key with number <key slot> from LUKS device", NULL },
+	{ "luksUUID", vs_action_uuid, 1, 1, "<device>", "print UUID of LUKS device", NULL },
 	{ "isLuks", vs_action_is_luks, 1, 1, "<device>",
-	  "tests <device> for LUKS partition header" },
-	{ "luksDump", vs_action_dump, 1, 1, "<device>", "dump LUKS partition information" },
+	  "tests <device> for LUKS partition header", NULL },
+	{ "luksDump", vs_action_dump, 1, 1, "<device>", "dump LUKS partition information", NULL },
 	{ "luksSuspend", vs_action_suspend, 1, 1, "<name>",
-	  "Suspend LUKS device and wipe key (all IOs are frozen)" },
-	{ "luksResume", vs_action_resume, 1, 1, "<name>", "Resume suspended LUKS device" },
+	  "Suspend LUKS device and wipe key (all IOs are frozen)", NULL },
+	{ "luksResume", vs_action_resume, 1, 1, "<name>", "Resume suspended LUKS device", NULL },
 	{ "luksHeaderBackup", vs_action_header_backup, 1, 1, "<device>",
-	  "Backup LUKS device header and keyslots" },
+	  "Backup LUKS device header and keyslots", NULL },
 	{ "luksHeaderRestore", vs_action_header_restore, 1, 1, "<device>",
-	  "Restore LUKS device header and keyslots" },
-	{ "erase", vs_action_erase, 1, 1, "<device>", "erase all keyslots (remove encryption key)" },
-	{ "benchmark", NULL, 0, 0, "[--cipher <cipher>]", "benchmark cipher" },
+	  "Restore LUKS device header and keyslots", NULL },
+	{ "erase", vs_action_erase, 1, 1, "<device>",
+	  "erase all keyslots (remove encryption key)", NULL },
+	{ "benchmark", NULL, 0, 0, "[--cipher <cipher>]", "benchmark cipher", NULL },
 	/* cryptsetup's older spellings */
-	{ "luksOpen", vs_action_luks_open, 1, 2, "<device> <name>", "open LUKS device as <name>" },
-	{ "luksClose", vs_action_close, 1, 1, "<name>", "close device (remove mapping)" },
-	{ "create", vs_action_create, 2, 2, "<name> <device>", "create plain device <name>" },
-	{ "remove", vs_action_close, 1, 1, "<name>", "remove device" },
-	{ "luksErase", vs_action_erase, 1, 1, "<device>", "erase all keyslots" },
-	{ NULL, NULL, 0, 0, NULL, NULL },
+	{ "luksOpen", vs_action_luks_open, 1, 2, "<device> <name>", "open LUKS device as <name>",
+	  "open" },
+	{ "luksClose", vs_action_close, 1, 1, "<name>", "close device (remove mapping)", "close" },
+	{ "create", vs_action_create, 2, 2, "<name> <device>", "create plain device <name>",
+	  "open" },
+	{ "remove", vs_action_close, 1, 1, "<name>", "remove device", "close" },
+	{ "luksErase", vs_action_erase, 1, 1, "<device>", "erase all keyslots", "erase" },
+	{ NULL, NULL, 0, 0, NULL, NULL, NULL },
 };
 
 /**
@@ -348,19 +352,12 @@ static int option_given[OPT_ALIGN_PAYLOAD + 1];
 static const char *engine_option;
 
 /* cryptsetup's refusal of an option the action does not take. */
-static int check_options(const char *action)
+static int check_options(const struct action *a)
 {
+	const char *action = a->options_as ?: a->name;
 	const struct limited_option *l;
 	char word[64];
 
-	/* cryptsetup's names for the older spellings and for refresh */
-	if (!strcmp(action, "luksOpen") || !strcmp(action, "create") ||
-	    !strcmp(action, "refresh"))
-		action = "open";
-	else if (!strcmp(action, "luksClose") || !strcmp(action, "remove"))
-		action = "close";
-	else if (!strcmp(action, "luksErase"))
-		action = "erase";
 	snprintf(word, sizeof(word), " %s ", action);
 	for (l = limited_options; l->actions; l++) {
 		int given = l->c == OPT_FEATURE ? engine_option != NULL : option_given[l->c];
@@ -529,7 +526,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Unknown action.\n");
 		return VS_EXIT_PARAMS;
 	}
-	if (check_options(a->name))
+	if (check_options(a))
 		return VS_EXIT_PARAMS;
 	nargs = argc - optind - 1;
 	if (nargs < a->min_args || nargs > a->max_args) {
