@@ -352,6 +352,21 @@ static int check_free(const char *name, const char *device)
 	return 0;
 }
 
+/*
+ * As libcryptsetup's plain format: with sectors above 512 bytes, the device
+ * past the offset must be whole sectors, whatever --size maps. libcryptsetup
+ * checks this only when it hashes a passphrase; a key file skips it.
+ */
+static int check_plain_aligned(const char *device, const struct vs_map *m)
+{
+	uint64_t len = device_sectors(device);
+
+	if (len <= m->offset || !((len - m->offset) % (m->sector_size / 512)))
+		return 0;
+	fprintf(stderr, "Device size is not aligned to requested sector size.\n");
+	return -EINVAL;
+}
+
 static int open_plain(const char *device, const char *name)
 {
 	struct crypt_params_plain params = {
@@ -383,7 +398,8 @@ static int open_plain(const char *device, const char *name)
 	if (r)
 		return r;
 	m.device = path;
-	r = check_free(name, path) ?: check_cipher(m.cipher, m.key_size);
+	r = check_free(name, path) ?: check_cipher(m.cipher, m.key_size) ?:
+	    check_plain_aligned(path, &m);
 	if (r)
 		goto out;
 	if (opt.key_file && strcmp(opt.key_file, "-")) {

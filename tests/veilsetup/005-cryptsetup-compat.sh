@@ -327,6 +327,12 @@ same_size "resize on a device of 81923 sectors (refused)"
 want=0 both "" close @NAME@
 want=4 both_maybe "" open -d "$WORK/k1" @DEV@ @NAME@
 want=1 both_maybe "pass" open --type plain --sector-size 4096 @DEV@ @NAME@
+# The whole device counts, not --size: refused with a key file too, where
+# libcryptsetup does not see the plain volume.
+head -c 32 /dev/urandom > "$WORK/kplain"
+want=1 both_maybe "" open --type plain -d "$WORK/kplain" --sector-size 4096 --size 8192 @DEV@ @NAME@
+grep -q 'Device size is not aligned to requested sector size.' "$WORK/out-v" ||
+	fail "plain, key file, --size 8192 on 81923 sectors: $(cat "$WORK/out-v")"
 setsize $((40 * 1024 * 1024))
 # Plain with the offset at and past the device's end: open refused; a
 # mapping whose device shrank under its offset: resize refused.
