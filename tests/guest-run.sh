@@ -115,7 +115,7 @@ for i in "${!selected[@]}"; do
 		dmsetup remove_all --force >/dev/null 2>&1
 	fi
 	losetup -D 2>/dev/null
-	lsmod | grep -q '^dm_veil ' || insmod "$VEIL_KO"
+	[ -e /sys/module/dm_veil/initstate ] || insmod "$VEIL_KO"
 
 	if [ "$rc" = 77 ] && [ -z "$why" ]; then
 		reason=$(grep -m1 '^SKIP:' "$log" | sed 's/^SKIP: *//')

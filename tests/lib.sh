@@ -52,9 +52,15 @@ requires() {
 	esac
 }
 
+# module_loaded NAME: NAME is a loaded module (not built in). Not
+# `lsmod | grep -q`: grep leaves at the first match, lsmod then dies of
+# SIGPIPE and, under pipefail, the pipeline fails although the module is
+# there.
+module_loaded() { [ -e "/sys/module/$1/initstate" ]; }
+
 veil_load() {
 	modprobe dm_mod
-	lsmod | grep -q '^dm_veil ' || insmod "$VEIL_KO"
+	module_loaded dm_veil || insmod "$VEIL_KO"
 }
 
 # randhex BYTES: a random key in hex

@@ -20,7 +20,7 @@ for spec in "aes-xts-plain64 $(randhex 64)" "aes-ctr-plain64 $(randhex 32)"; do
 			kmsg_mark
 			insmod "$ko" dev=/dev/mapper/vt op=$op || fail "$op: the test module failed"
 			rmmod veil_bio_test
-			kmsg_since | grep -q "veil_bio_test: $op on /dev/mapper/vt: status 0" ||
+			kmsg_since | grep "veil_bio_test: $op on /dev/mapper/vt: status 0" >/dev/null ||
 				fail "${spec%% *} $opts: $op did not complete with status 0: $(kmsg_since | tail -3)"
 		done
 		dd if=/dev/zero of=/dev/mapper/vt bs=64k count=4 oflag=direct,sync status=none ||

@@ -10,7 +10,7 @@ requires cmd mkfs.cramfs
 CRAMFS_KO=$TOP/build/cramfs/$(uname -r)/cramfs.ko
 [ -f "$CRAMFS_KO" ] || skip "no $CRAMFS_KO (scripts/build-cramfs.sh)"
 veil_load
-lsmod | grep -q '^cramfs ' || insmod "$CRAMFS_KO"
+module_loaded cramfs || insmod "$CRAMFS_KO"
 at_exit "rmmod cramfs"
 mnt=$WORK/mnt
 mkdir -p "$mnt" "$WORK/src"

@@ -16,7 +16,7 @@ kmsg_mark
 rel=$(uname -r)
 VS=/usr/sbin/veilsetup
 PASS="package test passphrase"
-lsmod | grep -q '^dm_veil ' && fail "dm_veil is loaded before the packages are installed"
+module_loaded dm_veil && fail "dm_veil is loaded before the packages are installed"
 dpkg -s dm-veil-dkms >/dev/null 2>&1 && fail "dm-veil-dkms is installed already"
 
 # DKMS builds for the running kernel and the newest one with headers. The
@@ -46,7 +46,7 @@ info "module: $ko"
 case "$ko" in /lib/modules/$rel/updates/dkms/*|/usr/lib/modules/$rel/updates/dkms/*) ;;
 *) fail "dm-veil is not DKMS's build for $rel: $ko" ;; esac
 dkms status dm-veil | grep -q "$rel.*installed" || { dkms status; fail "dkms status: not installed for $rel"; }
-lsmod | grep -q '^dm_veil ' && fail "dpkg -i loaded the module: the test wants device-mapper to"
+module_loaded dm_veil && fail "dpkg -i loaded the module: the test wants device-mapper to"
 
 # A LUKS2 volume, opened by the packaged veilsetup: device-mapper asks
 # modprobe for dm-veil itself.
@@ -56,7 +56,7 @@ echo "$PASS" | $VS luksFormat -q --pbkdf-memory 65536 --iter-time 200 "$LOOP" ||
 	fail "veilsetup luksFormat"
 echo "$PASS" | $VS open "$LOOP" vp || fail "veilsetup open without insmod"
 _devs+=(vp)
-lsmod | grep -q '^dm_veil ' || fail "the volume opened but dm_veil is not loaded"
+module_loaded dm_veil || fail "the volume opened but dm_veil is not loaded"
 dmsetup table vp | grep -q ' veil ' || fail "vp is not a veil device: $(dmsetup table vp)"
 plaintext "$WORK/data" $((4 * 1024 * 1024))
 dd if="$WORK/data" of=/dev/mapper/vp bs=1M oflag=direct status=none

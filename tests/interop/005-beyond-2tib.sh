@@ -24,7 +24,7 @@ veil_load
 
 # brd takes its size at load time: another test may have loaded it with
 # other parameters; take it over if nobody uses it.
-if lsmod | grep -q '^brd '; then
+if module_loaded brd; then
 	rmmod brd 2>/dev/null || skip "brd is loaded and in use"
 fi
 modprobe brd rd_nr=1 rd_size=65536

@@ -26,7 +26,7 @@ while IFS='|' read -r -u 3 msg line; do
 		bad=$((bad + 1))
 		continue
 	fi
-	if ! kmsg_since | grep -qF "veil: $msg ("; then
+	if ! kmsg_since | grep -F "veil: $msg (" >/dev/null; then
 		echo "wrong message for: $line"
 		echo "  want: $msg"
 		echo "  got:  $(kmsg_since | grep 'device-mapper: table' | head -1)"

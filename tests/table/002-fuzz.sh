@@ -67,4 +67,4 @@ refcnt=$(cat /sys/module/dm_veil/refcnt)
 [ "$refcnt" = 0 ] || fail "module reference count $refcnt after the fuzz run"
 rmmod dm_veil || fail "dm_veil does not unload after the fuzz run"
 veil_load
-lsmod | grep -q '^dm_veil ' || fail "dm_veil does not load again"
+module_loaded dm_veil || fail "dm_veil does not load again"

@@ -120,7 +120,7 @@ want=0 both "" open --test-passphrase --tries 2 --timeout 5 -d "$WORK/k1" @DEV@
 # does not allow with luksFormat are refused, not ignored.
 want=0 both "" luksFormat -q $fast --offset 8192 @DEV@ "$WORK/k1"
 same_header "luksFormat --offset 8192"
-cryptsetup luksDump "$V" | grep -q '^[[:space:]]*offset: 4194304 \[bytes\]' ||
+cryptsetup luksDump "$V" | grep '^[[:space:]]*offset: 4194304 \[bytes\]' >/dev/null ||
 	fail "luksFormat --offset 8192: $(cryptsetup luksDump "$V" | grep 'offset:')"
 want=1 both "" luksFormat -q $fast --offset 100 @DEV@ "$WORK/k1"
 want=1 both "" luksFormat -q $fast --offset 8192 --align-payload 4096 @DEV@ "$WORK/k1"
@@ -128,7 +128,7 @@ want=0 both "" luksFormat -q $fast --align-payload 100 @DEV@ "$WORK/k1"
 same_header "luksFormat --align-payload 100"
 want=0 both "" luksFormat -q --type luks1 --pbkdf-force-iterations 1000 --offset 8192 @DEV@ "$WORK/k1"
 same_header "luksFormat --type luks1 --offset 8192"
-cryptsetup luksDump "$V" | grep -q '^Payload offset:[[:space:]]*8192$' ||
+cryptsetup luksDump "$V" | grep '^Payload offset:[[:space:]]*8192$' >/dev/null ||
 	fail "luksFormat --type luks1 --offset 8192: $(cryptsetup luksDump "$V" | grep 'Payload offset')"
 for o in "--skip 8" "--size 1000" --iv-large-sectors --allow-discards --persistent --test-passphrase; do
 	want=1 both "" luksFormat -q $fast $o @DEV@ "$WORK/k1"
