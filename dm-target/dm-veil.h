@@ -389,7 +389,8 @@ int veil_iv_cipher_api(enum veil_iv_mode mode, const char *base,
 void veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector);
 
 /* veil-key.c */
-int veil_key_set(struct veil_c *vc, char *str, char **error);
+int veil_key_decode(struct veil_key *key, char *str, char **error);
+int veil_key_load(struct veil_c *vc, struct veil_key *key, char **error);
 int veil_key_wipe(struct veil_c *vc);
 void veil_key_free(struct veil_key *key);
 unsigned int veil_key_emit(const struct veil_key *key, char *result,

@@ -148,11 +148,38 @@ out:
 }
 
 /**
- * veil_key_set() - decode a key and load it into the cipher
- * @vc: the target. A key of a different size than the current one is
- *	refused once the target has a key.
+ * veil_key_decode() - read a key from hex digits or the kernel keyring
+ * @key: an empty key, filled in on success.
  * @str: hex digits, or ":<size>:<logon|user>:<description>"; hex digits
  *	are overwritten with '0' once decoded.
+ * @error: set to a message naming the problem on failure.
+ *
+ * May sleep for as long as another process takes to construct the keyring
+ * key (request_key() waits for a key under construction): call it without
+ * the target's locks.
+ *
+ * Return: 0 or a negative errno; @key is left empty on failure.
+ */
+int veil_key_decode(struct veil_key *key, char *str, char **error)
+{
+	int ret;
+
+	if (str[0] == ':')
+		ret = veil_key_from_keyring(key, str, error);
+	else
+		ret = veil_key_from_hex(key, str, error);
+	if (ret)
+		veil_key_free(key);
+	return ret;
+}
+
+/**
+ * veil_key_load() - load a decoded key into the cipher
+ * @vc: the target; the caller holds vc->key_lock once the target is live.
+ *	A key of a different size than the current one is refused once the
+ *	target has a key.
+ * @key: from veil_key_decode(); taken over by the target on success,
+ *	wiped and freed on failure.
  * @error: set to a message naming the problem on failure.
  *
  * On success the new key replaces the old one. On a failed setkey the
@@ -160,37 +187,30 @@ out:
  *
  * Return: 0 or a negative errno.
  */
-int veil_key_set(struct veil_c *vc, char *str, char **error)
+int veil_key_load(struct veil_c *vc, struct veil_key *key, char **error)
 {
-	struct veil_key key = { };
 	int ret;
 
-	if (str[0] == ':')
-		ret = veil_key_from_keyring(&key, str, error);
-	else
-		ret = veil_key_from_hex(&key, str, error);
-	if (ret)
-		goto fail;
-
-	if (vc->key.size && key.size != vc->key.size) {
+	if (vc->key.size && key->size != vc->key.size) {
 		*error = "Key size differs from the table's";
 		ret = -EINVAL;
 		goto fail;
 	}
 
 	WRITE_ONCE(vc->key.valid, false);
-	ret = crypto_skcipher_setkey(vc->tfm, key.bytes, key.size);
+	ret = crypto_skcipher_setkey(vc->tfm, key->bytes, key->size);
 	if (ret) {
 		*error = "Key size not supported by cipher";
 		goto fail;
 	}
 
 	veil_key_free(&vc->key);
-	vc->key = key;
+	vc->key = *key;
+	*key = (struct veil_key){ };
 	WRITE_ONCE(vc->key.valid, true);
 	return 0;
 fail:
-	veil_key_free(&key);
+	veil_key_free(key);
 	return ret;
 }
 

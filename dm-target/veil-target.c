@@ -38,6 +38,7 @@ static void veil_dtr(struct dm_target *ti)
 
 static int veil_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
+	struct veil_key key = { };
 	unsigned long long tmpll;
 	struct veil_c *vc;
 	char dummy;
@@ -66,7 +67,10 @@ static int veil_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (ret)
 		goto bad;
 
-	ret = veil_key_set(vc, argv[1], &ti->error);
+	ret = veil_key_decode(&key, argv[1], &ti->error);
+	if (ret)
+		goto bad;
+	ret = veil_key_load(vc, &key, &ti->error);
 	if (ret)
 		goto bad;
 
@@ -200,6 +204,8 @@ static int veil_message(struct dm_target *ti, unsigned int argc, char **argv,
 			char *result, unsigned int maxlen)
 {
 	struct veil_c *vc = ti->private;
+	struct veil_key key = { };
+	bool running;
 	char *error;
 	int ret;
 
@@ -215,14 +221,30 @@ static int veil_message(struct dm_target *ti, unsigned int argc, char **argv,
 	    !(argc == 2 && !strcasecmp(argv[1], "wipe")))
 		goto invalid;
 
+	/* Refused at once on a live device, before any keyring lookup. */
+	mutex_lock(&vc->key_lock);
+	running = vc->running;
+	mutex_unlock(&vc->key_lock);
+	if (running)
+		goto live;
+
+	if (argc == 3) {
+		/* Without key_lock: the lookup may wait on another process. */
+		ret = veil_key_decode(&key, argv[2], &error);
+		if (ret) {
+			DMWARN("key set: %s", error);
+			return ret;
+		}
+	}
+
 	mutex_lock(&vc->key_lock);
 	if (vc->running) {
 		mutex_unlock(&vc->key_lock);
-		DMWARN("key messages need a suspended device");
-		return -EINVAL;
+		veil_key_free(&key);
+		goto live;
 	}
 	if (argc == 3) {
-		ret = veil_key_set(vc, argv[2], &error);
+		ret = veil_key_load(vc, &key, &error);
 		if (ret)
 			DMWARN("key set: %s", error);
 	} else {
@@ -233,6 +255,9 @@ static int veil_message(struct dm_target *ti, unsigned int argc, char **argv,
 	}
 	mutex_unlock(&vc->key_lock);
 	return ret;
+live:
+	DMWARN("key messages need a suspended device");
+	return -EINVAL;
 invalid:
 	DMWARN("unrecognised message received");
 	return -EINVAL;
