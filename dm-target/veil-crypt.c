@@ -29,15 +29,34 @@ static sector_t veil_iv_sector(const struct veil_c *vc, sector_t sector)
 	return vc->iv_large_sectors ? sector >> vc->sector_shift : sector;
 }
 
-/* An atomic caller's request completed asynchronously: go on from a queue. */
+static enum veil_dir veil_crypt_dir(enum veil_job_kind kind)
+{
+	return kind == VEIL_JOB_WRITE ? VEIL_ENCRYPT : VEIL_DECRYPT;
+}
+
+static void veil_crypt_count(struct veil_c *vc, enum veil_dir dir,
+			     unsigned int bytes, u64 ns)
+{
+	this_cpu_add(vc->stats->bytes[dir], bytes);
+	this_cpu_add(vc->stats->cipher_ns[dir], ns);
+}
+
+/*
+ * An atomic caller's request completed asynchronously: count its sector
+ * (its runner could not: see veil_crypt_chunk()) and go on from a queue.
+ */
 static void veil_crypt_async_done(veil_crypto_done_arg arg, int err)
 {
 	struct veil_io *io = veil_crypto_done_data(arg);
+	struct veil_c *vc = io->vc;
 
 	if (err == -EINPROGRESS)
 		return;
 	if (err)
 		WRITE_ONCE(io->error, true);
+	else
+		veil_crypt_count(vc, veil_crypt_dir(io->kind), vc->sector_size,
+				 0);
 	veil_io_resume(io);
 }
 
@@ -103,7 +122,8 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 	struct veil_c *vc = io->vc;
 	unsigned int off = idx * io->chunk_bytes, pos = *done;
 	unsigned int len = veil_chunk_len(io, idx);
-	enum veil_dir dir = kind == VEIL_JOB_WRITE ? VEIL_ENCRYPT : VEIL_DECRYPT;
+	unsigned int step = vc->sector_size;
+	enum veil_dir dir = veil_crypt_dir(kind);
 	sector_t sector = io->sector + ((off + pos) >> SECTOR_SHIFT);
 	struct bvec_iter iter = io->iter;
 	unsigned int start = pos;
@@ -113,8 +133,9 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 
 	if (kind != VEIL_JOB_KEYSTREAM)
 		bio_advance_iter(io->base, &iter, off + pos);
+	this_cpu_inc(vc->stats->chunks);
 
-	for (; pos < len; pos += vc->sector_size) {
+	for (; pos < len; pos += step) {
 		sg_init_table(&r->sg_in, 1);
 		sg_init_table(&r->sg_out, 1);
 		if (kind == VEIL_JOB_KEYSTREAM) {
@@ -136,28 +157,35 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 		if (atomic) {
 			/* Where to go on if the driver completes it later. */
 			io->resume_idx = idx;
-			io->resume_off = pos + vc->sector_size;
+			io->resume_off = pos + step;
+			/*
+			 * Once an async driver has the request, its callback
+			 * may end the bio and the target may be removed before
+			 * the call below returns: count what is done first.
+			 */
+			veil_crypt_count(vc, dir, pos - start, ns);
+			start = pos;
+			ns = 0;
 		}
 		t0 = local_clock();
 		ret = veil_cipher(io, r, sector, kind != VEIL_JOB_READ,
 				  atomic);
-		ns += local_clock() - t0;
 		if (ret == -EINPROGRESS) {
-			pos += vc->sector_size;
-			break;
+			/* Counted by veil_crypt_async_done(); @vc may be gone. */
+			*done = pos + step;
+			return ret;
 		}
+		ns += local_clock() - t0;
 		/* Not queued: the resumed chunk does this sector again. */
 		if (atomic && (ret == -EBUSY || ret == -ENOSPC))
 			io->resume_off = pos;
 		if (ret)
 			break;
-		sector += vc->sector_size >> SECTOR_SHIFT;
+		sector += step >> SECTOR_SHIFT;
 	}
 
 	*done = pos;
-	this_cpu_add(vc->stats->bytes[dir], pos - start);
-	this_cpu_add(vc->stats->cipher_ns[dir], ns);
-	this_cpu_inc(vc->stats->chunks);
+	veil_crypt_count(vc, dir, pos - start, ns);
 	return ret;
 }
 
