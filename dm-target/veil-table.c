@@ -57,6 +57,33 @@ static char *veil_tfm_error(const char *cipher, const char *mode,
 	return "Error allocating crypto tfm";
 }
 
+/*
+ * A stream cipher (block size 1: CTR under any name, ChaCha20) XORs the
+ * data with a keystream made from the key and the IV alone: two sectors
+ * with one IV give away the XOR of their plaintexts. Refuse the IVs that
+ * repeat: null on every sector, and plain (the sector number's low 32
+ * bits) on a device of more than 2^32 IV sectors. iv_offset is a whole
+ * number of sectors, so only the length decides how many IVs there are.
+ */
+static int veil_check_stream_iv(struct dm_target *ti,
+				const struct veil_c *vc)
+{
+	unsigned int shift = vc->iv_large_sectors ? vc->sector_shift : 0;
+
+	if (crypto_skcipher_blocksize(vc->tfm) != 1)
+		return 0;
+	if (vc->iv_mode == VEIL_IV_NULL) {
+		ti->error = "IV null repeats one keystream on every sector of a stream cipher";
+		return -EINVAL;
+	}
+	if (vc->iv_mode == VEIL_IV_PLAIN &&
+	    (ti->len - 1) >> shift > U32_MAX) {
+		ti->error = "IV plain repeats the keystream beyond 2^32 sectors: use plain64";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * veil_parse_cipher() - parse a cipher spec and allocate its transform
  * @ti: the target; ti->error is set on failure.
@@ -141,13 +168,6 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	ret = veil_iv_parse(iv, ivopts, &vc->iv_mode, &ti->error);
 	if (ret)
 		goto out;
-	/* CTR under any name: "aes-ctr-null", "capi:ctr(aes)-null", ... */
-	if (vc->iv_mode == VEIL_IV_NULL &&
-	    ((mode && !strcmp(mode, "ctr")) || strstr(base, "ctr("))) {
-		ti->error = "IV null repeats one keystream on every sector in CTR mode";
-		ret = -EINVAL;
-		goto out;
-	}
 	ret = veil_iv_cipher_api(vc->iv_mode, base, ivopts, api, sizeof(api));
 	if (ret) {
 		ti->error = "Bad cipher specification";
@@ -163,6 +183,9 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	}
 	vc->tfm = tfm;
 	vc->iv_size = crypto_skcipher_ivsize(tfm);
+	ret = veil_check_stream_iv(ti, vc);
+	if (ret)
+		goto out;
 	/* CTR: the keystream depends on key and IV only (veil-keystream.c). */
 	if ((mode && !strcmp(mode, "ctr")) || strstarts(base, "ctr("))
 		set_bit(VEIL_CTR, &vc->flags);

@@ -4,11 +4,14 @@
 # message (as the kernel logs it), and no device is left mapped.
 . "$(dirname "$0")/../lib.sh"
 requires root
-requires module loop
+requires module loop dm_zero
 requires cmd keyctl
 veil_load
 
 mkloop 4M
+# 2^32 + 8 sectors: an IV of 32 bits wraps inside it.
+BIG=$(((1 << 32) + 8))
+dm_create vt-zero "0 $BIG zero"
 head -c 32 /dev/urandom | keyctl padd logon veiltest:bad @u >/dev/null
 k16=$(randhex 16) k32=$(randhex 32) k64=$(randhex 64)
 n=0 bad=0
@@ -17,7 +20,7 @@ while IFS='|' read -r -u 3 msg line; do
 	case "$msg" in ''|'#'*) continue ;; esac
 	msg=$(echo "$msg" | sed 's/ *$//')
 	line=$(echo "$line" | sed -e 's/^ *//' -e "s|@K16@|$k16|g" -e "s|@K32@|$k32|g" \
-		-e "s|@K64@|$k64|g" -e "s|@DEV@|$LOOP|g")
+		-e "s|@K64@|$k64|g" -e "s|@DEV@|$LOOP|g" -e "s|@ZERO@|/dev/mapper/vt-zero|g")
 	n=$((n + 1))
 	kmsg_mark
 	if dmsetup create vt-bad --table "$line" >/dev/null 2>&1; then
@@ -41,6 +44,16 @@ done 3< "$TOP/tests/table/bad-lines.txt"
 
 keyctl purge logon veiltest:bad >/dev/null
 info "$n malformed lines tried, $bad problems"
+
+# What the refusals above must leave alone: plain on 2^32 sectors exactly
+# (every IV once), and 2^32 + 8 sectors of 4096-byte IV sectors.
+for line in "0 $((1 << 32)) veil aes-ctr-plain $k32 0 /dev/mapper/vt-zero 8" \
+	"0 $BIG veil aes-ctr-plain $k32 0 /dev/mapper/vt-zero 0 2 sector_size:4096 iv_large_sectors" \
+	"0 $BIG veil aes-xts-plain $k64 0 /dev/mapper/vt-zero 0" \
+	"0 $BIG veil aes-ctr-plain64 $k32 0 /dev/mapper/vt-zero 0"; do
+	dmsetup create vt-good --table "$line" || fail "refused: $line"
+	dmsetup remove vt-good
+done
 [ "$n" -ge 30 ] || fail "only $n lines"
 [ "$bad" = 0 ] || fail "$bad of $n malformed lines not refused as they should be"
 # Every message the constructor can give for a table-line field is covered.
