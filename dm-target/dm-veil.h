@@ -405,6 +405,7 @@ void veil_crypt_xor(struct veil_io *io, unsigned int idx);
 int veil_pages_init(struct dm_target *ti, struct veil_c *vc);
 void veil_pages_exit(struct veil_c *vc);
 bool veil_pages_reserve(struct veil_c *vc, unsigned int nr);
+bool veil_pages_reserve_keystream(struct veil_c *vc, unsigned int nr);
 void veil_pages_unreserve(struct veil_c *vc, unsigned int nr);
 struct bio *veil_pages_alloc(struct veil_io *io, bool may_wait);
 void veil_pages_free(struct veil_c *vc, struct bio *bio);

@@ -57,7 +57,7 @@ static bool veil_ks_alloc(struct veil_io *io)
 	/* Optional pages: never from the emergency reserves. */
 	const gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC;
 
-	if (!veil_pages_reserve(io->vc, nr))
+	if (!veil_pages_reserve_keystream(io->vc, nr))
 		return false;
 	io->ks_pages = kcalloc(nr, sizeof(*io->ks_pages), gfp);
 	if (!io->ks_pages) {

@@ -17,9 +17,11 @@
  * - The mempool holds one full bio's worth (BIO_MAX_VECS pages), so the
  *   one waiter always gets its pages once earlier writes complete.
  * - Pages in flight per target (ciphertext and keystream) are capped at
- *   VEIL_PAGES_PERCENT of memory: beyond the cap writes wait, keystream
- *   reads go without keystream-ahead. One write larger than the cap may
- *   go when nothing else is in flight.
+ *   VEIL_PAGES_PERCENT of memory: beyond the cap writes wait. One write
+ *   larger than the cap may go when nothing else is in flight.
+ * - Keystream takes pages only while the pages in flight stay within half
+ *   of the cap, and reads go without keystream-ahead beyond that: a burst
+ *   of CTR reads leaves writes at least half of the cap.
  */
 #include <linux/bio.h>
 #include <linux/mm.h>
@@ -73,14 +75,18 @@ void veil_pages_exit(struct veil_c *vc)
 	mutex_destroy(&vc->page_wait_lock);
 }
 
-/* Count @nr pages if that stays under the cap or nothing is in flight. */
-static bool veil_pages_count(struct veil_c *vc, unsigned int nr)
+/*
+ * Count @nr pages if that stays within @limit, or if nothing is in flight
+ * and @alone_ok.
+ */
+static bool veil_pages_count(struct veil_c *vc, unsigned int nr,
+			     unsigned long limit, bool alone_ok)
 {
 	int cur = atomic_read(&vc->pages_in_flight);
 
 	/* Never counted unless taken: a waiter's check sees only real pages. */
 	do {
-		if (cur && cur + nr > vc->pages_max)
+		if (cur + nr > limit && (cur || !alone_ok))
 			return false;
 	} while (!atomic_try_cmpxchg(&vc->pages_in_flight, &cur, cur + nr));
 	return true;
@@ -100,7 +106,24 @@ bool veil_pages_reserve(struct veil_c *vc, unsigned int nr)
 {
 	if (atomic_read(&vc->page_waiters))
 		return false;
-	return veil_pages_count(vc, nr);
+	return veil_pages_count(vc, nr, vc->pages_max, true);
+}
+
+/**
+ * veil_pages_reserve_keystream() - count a CTR read's keystream pages
+ * @vc: the target.
+ * @nr: pages about to be taken.
+ *
+ * As veil_pages_reserve(), within half of the cap: keystream-ahead is
+ * optional and must not make writes wait.
+ *
+ * Return: true if counted; false, counting nothing, otherwise.
+ */
+bool veil_pages_reserve_keystream(struct veil_c *vc, unsigned int nr)
+{
+	if (atomic_read(&vc->page_waiters))
+		return false;
+	return veil_pages_count(vc, nr, vc->pages_max / 2, false);
 }
 
 /**
@@ -187,7 +210,8 @@ struct bio *veil_pages_alloc(struct veil_io *io, bool may_wait)
 	this_cpu_inc(vc->stats->page_waits);
 	atomic_inc(&vc->page_waiters);
 	mutex_lock(&vc->page_wait_lock);
-	wait_event(vc->pages_freed, veil_pages_count(vc, nr));
+	wait_event(vc->pages_freed,
+		   veil_pages_count(vc, nr, vc->pages_max, true));
 	bio = veil_pages_fill(io, nr, GFP_NOIO);
 	mutex_unlock(&vc->page_wait_lock);
 	atomic_dec(&vc->page_waiters);
