@@ -138,9 +138,11 @@ enum veil_dir {
 /**
  * enum veil_where - the context a chunk ran in (status: chunks_<where>)
  * @VEIL_IN_MAP: veil_map(), on the submitting task.
- * @VEIL_IN_ENDIO: the read's completion (no_read_workqueue).
+ * @VEIL_IN_ENDIO: a read's completion: in the task it completed in (a
+ *	ramdisk, loop's worker), or in softirq after a hard-IRQ completion.
  * @VEIL_IN_QUEUE: the crypt or page-wait queue, as a job's first runner.
- * @VEIL_IN_HELPER: a helper on another CPU's helper queue.
+ * @VEIL_IN_HELPER: a helper, on the helper queue of its CPU (another
+ *	CPU's, or for keystream-ahead without fan-out this CPU's).
  * @VEIL_NR_WHERE: number of contexts.
  */
 enum veil_where {
@@ -160,7 +162,8 @@ enum veil_where {
  * @where: chunks run in each context.
  * @fanout: bios whose chunks were offered to helpers.
  * @ahead_hit: CTR reads whose keystream was ready when the device finished.
- * @ahead_miss: CTR reads that waited for their keystream after the device.
+ * @ahead_miss: CTR reads whose keystream was not all ready when the device
+ *	finished: the completion decrypted the rest.
  * @ahead_skip: CTR reads without keystream-ahead: no pages or no idle CPU.
  * @page_waits: writes that waited for ciphertext pages.
  */

@@ -9,9 +9,11 @@
  * with no_read_workqueue) runs in softirq right after the interrupt
  * instead of waking a worker, as 6.12's dm-crypt uses its BH workqueue
  * for no_read_workqueue: each CPU has a list of such reads and a tasklet
- * that drains it. A drain stops after VEIL_BH_BUDGET_NS and schedules
- * itself again for the rest, so softirq never runs the cipher for long
- * at a stretch (the BH workqueue's own limit is 2 ms too). The tasklets
+ * that drains it. A drain looks at the clock between reads: past
+ * VEIL_BH_BUDGET_NS it schedules itself again for the rest (the BH
+ * workqueue's own limit is 2 ms too). One read is always decrypted whole,
+ * so a stretch of softirq lasts the budget plus at most one read: up to
+ * 1 MiB with no_read_workqueue, 64 KiB of keystream XOR otherwise. The tasklets
  * belong to the target, not to a bio, so a bio may end inside the drain
  * (a tasklet that freed itself would be touched again by the tasklet code
  * after it returns).

@@ -13,8 +13,10 @@
  *   helper has run since it was last queued. A CPU held by a real-time
  *   task, or otherwise too busy to run its last helper, gets no more.
  * - A helper already running takes new jobs without being queued again.
- * - Helpers only wait for the cipher (async drivers): never for pages,
- *   locks held across I/O, or other work of their queue.
+ * - A helper waits for the cipher (async drivers) and, when it finishes a
+ *   write, for the device to take it (submit_bio may sleep for a request
+ *   tag, as any submitter): never for pages, veil's locks, or other work
+ *   of any veil queue.
  * - A CPU that goes offline with its helper queued has it run elsewhere by
  *   the workqueue code; veil_helpers_exit() cancels helpers that never ran.
  *

@@ -26,9 +26,10 @@
  *
  * Queues and what may wait where:
  * - crypt_wq (WQ_MEM_RECLAIM, unbound or per-CPU): reads' runners and
- *   resumed async chunks; waits only for the cipher.
+ *   resumed async chunks; waits for the cipher, and for the device to
+ *   take a write that a resumed chunk finished (submit_bio).
  * - helper_wq (WQ_MEM_RECLAIM, per-CPU, CPU_INTENSIVE): helpers; waits
- *   only for the cipher.
+ *   for the cipher and for submit_bio, as crypt_wq.
  * - page_wait_wq (WQ_MEM_RECLAIM, ordered): writes that wait for pages,
  *   one at a time; pages come back from the device's write completions.
  * No item waits for another item of any veil queue, and no bio waits for
@@ -226,7 +227,8 @@ static int veil_map_read(struct veil_io *io)
  * veil_io_map() - start a read or write through the cipher
  * @vc: the target.
  * @bio: a data bio, not empty, aligned to and a multiple of the encryption
- *	sector, at most BIO_MAX_VECS pages.
+ *	sector, at most BIO_MAX_VECS pages' worth of bytes (veil_map()
+ *	splits larger ones).
  * @sector: target-relative first sector of @bio.
  *
  * Return: DM_MAPIO_REMAPPED for reads (dm submits the bio; decryption

@@ -17,8 +17,9 @@
  * - The mempool holds one full bio's worth (BIO_MAX_VECS pages), so the
  *   one waiter always gets its pages once earlier writes complete.
  * - Pages in flight per target (ciphertext and keystream) are capped at
- *   VEIL_PAGES_PERCENT of memory: beyond the cap writes wait. One write
- *   larger than the cap may go when nothing else is in flight.
+ *   VEIL_PAGES_PERCENT of memory: beyond the cap writes wait. The cap is
+ *   at least two maximal writes, so a write always fits once the pages in
+ *   flight drain.
  * - Keystream takes pages only while the pages in flight stay within half
  *   of the cap, and reads go without keystream-ahead beyond that: a burst
  *   of CTR reads leaves writes at least half of the cap.
@@ -75,18 +76,15 @@ void veil_pages_exit(struct veil_c *vc)
 	mutex_destroy(&vc->page_wait_lock);
 }
 
-/*
- * Count @nr pages if that stays within @limit, or if nothing is in flight
- * and @alone_ok.
- */
+/* Count @nr pages if the pages in flight stay within @limit. */
 static bool veil_pages_count(struct veil_c *vc, unsigned int nr,
-			     unsigned long limit, bool alone_ok)
+			     unsigned long limit)
 {
 	int cur = atomic_read(&vc->pages_in_flight);
 
 	/* Never counted unless taken: a waiter's check sees only real pages. */
 	do {
-		if (cur + nr > limit && (cur || !alone_ok))
+		if (cur + nr > limit)
 			return false;
 	} while (!atomic_try_cmpxchg(&vc->pages_in_flight, &cur, cur + nr));
 	return true;
@@ -106,7 +104,7 @@ bool veil_pages_reserve(struct veil_c *vc, unsigned int nr)
 {
 	if (atomic_read(&vc->page_waiters))
 		return false;
-	return veil_pages_count(vc, nr, vc->pages_max, true);
+	return veil_pages_count(vc, nr, vc->pages_max);
 }
 
 /**
@@ -123,7 +121,7 @@ bool veil_pages_reserve_keystream(struct veil_c *vc, unsigned int nr)
 {
 	if (atomic_read(&vc->page_waiters))
 		return false;
-	return veil_pages_count(vc, nr, vc->pages_max / 2, false);
+	return veil_pages_count(vc, nr, vc->pages_max / 2);
 }
 
 /**
@@ -210,8 +208,7 @@ struct bio *veil_pages_alloc(struct veil_io *io, bool may_wait)
 	this_cpu_inc(vc->stats->page_waits);
 	atomic_inc(&vc->page_waiters);
 	mutex_lock(&vc->page_wait_lock);
-	wait_event(vc->pages_freed,
-		   veil_pages_count(vc, nr, vc->pages_max, true));
+	wait_event(vc->pages_freed, veil_pages_count(vc, nr, vc->pages_max));
 	bio = veil_pages_fill(io, nr, GFP_NOIO);
 	mutex_unlock(&vc->page_wait_lock);
 	atomic_dec(&vc->page_waiters);
