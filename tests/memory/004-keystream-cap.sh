@@ -18,7 +18,14 @@ modprobe dm_delay
 rmmod brd 2>/dev/null || true
 modprobe brd rd_nr=1 rd_size=262144
 at_exit "rmmod brd"
-dm_create vdelay "0 524288 delay /dev/ram0 0 4000 /dev/ram0 0 0"
+# The reads are held only while fio runs: udev's probe of the new device
+# and the clean-up read through it too.
+delay_reads() {
+	dmsetup suspend vdelay
+	echo "0 524288 delay /dev/ram0 0 $1 /dev/ram0 0 0" | dmsetup load vdelay
+	dmsetup resume vdelay
+}
+dm_create vdelay "0 524288 delay /dev/ram0 0 0 /dev/ram0 0 0"
 dm_create vt "0 524288 veil aes-ctr-plain64 $(randhex 32) 0 /dev/mapper/vdelay 0 1 keystream_ahead_max:1048576"
 udevadm settle
 # fio writes through a node of its own: udev watches /dev/dm-N and would
@@ -26,11 +33,13 @@ udevadm settle
 NODE=$WORK/vt.node
 mknod "$NODE" b $(dmsetup info -c --noheadings -o major,minor --separator ' ' vt)
 dmsetup message vt 0 stats reset
+delay_reads 4000
 timeout 180 fio --filename="$NODE" --direct=1 --ioengine=libaio \
 	--time_based --runtime=30 --group_reporting --output="$WORK/fio.txt" \
 	--name=reads --rw=randread --bs=1m --iodepth=32 --numjobs=4 --size=192M \
 	--name=writes --rw=randwrite --bs=1m --iodepth=1 --offset=192M --size=32M ||
 	{ cat "$WORK/fio.txt"; fail "fio failed or did not finish in 180 s"; }
+delay_reads 0
 grep -E 'WRITE:|READ:|err=' "$WORK/fio.txt"
 dmsetup status vt
 waits=$(status_field vt page_waits)
