@@ -19,11 +19,13 @@ rmmod brd 2>/dev/null || true
 modprobe brd rd_nr=1 rd_size=262144
 at_exit "rmmod brd"
 # The reads are held only while fio runs: udev's probe of the new device
-# and the clean-up read through it too.
+# and the clean-up read through it too. udev leaves the reloaded table
+# alone (its probe would read through the delay, and dmsetup would wait
+# for it).
 delay_reads() {
 	dmsetup suspend vdelay
 	echo "0 524288 delay /dev/ram0 0 $1 /dev/ram0 0 0" | dmsetup load vdelay
-	dmsetup resume vdelay
+	dmsetup resume --noudevrules --noudevsync vdelay
 }
 dm_create vdelay "0 524288 delay /dev/ram0 0 0 /dev/ram0 0 0"
 dm_create vt "0 524288 veil aes-ctr-plain64 $(randhex 32) 0 /dev/mapper/vdelay 0 1 keystream_ahead_max:1048576"
