@@ -58,22 +58,36 @@ static char *veil_tfm_error(const char *cipher, const char *mode,
 }
 
 /*
- * A stream cipher (block size 1: CTR under any name, ChaCha20) XORs the
- * data with a keystream made from the key and the IV alone: two sectors
- * with one IV give away the XOR of their plaintexts. Refuse the IVs that
- * repeat: null on every sector, and plain (the sector number's low 32
- * bits) on a device of more than 2^32 IV sectors. iv_offset is a whole
- * number of sectors, so only the length decides how many IVs there are.
+ * A stream cipher (block size 1: CTR under any name, ChaCha20, XCTR) XORs
+ * the data with a keystream made from the key and the IV alone: sectors
+ * whose keystreams share a block give away the XOR of their plaintexts.
+ * CTR counts up the whole IV as one big-endian number, so the IVs that
+ * keep sectors apart are those that leave the low half of the block to
+ * the counter: plain and plain64 (little endian, in the high half) and
+ * ESSIV (a pseudo-random block per sector). plain64be puts the sector in
+ * the low half, and ChaCha20 and XCTR take the sector as their block
+ * counter: neighbouring sectors share blocks. null repeats one keystream
+ * on every sector, and plain (32 bits of the sector) on a device of more
+ * than 2^32 IV sectors. iv_offset is a whole number of sectors, so only
+ * the length decides how many IVs there are.
  */
 static int veil_check_stream_iv(struct dm_target *ti,
 				const struct veil_c *vc)
 {
+	const char *name = crypto_tfm_alg_name(crypto_skcipher_tfm(vc->tfm));
 	unsigned int shift = vc->iv_large_sectors ? vc->sector_shift : 0;
+	bool ctr = strstarts(name, "ctr(") ||
+		   strstarts(name, "rfc3686(ctr(") ||
+		   strstarts(name, "essiv(ctr(");
 
 	if (crypto_skcipher_blocksize(vc->tfm) != 1)
 		return 0;
 	if (vc->iv_mode == VEIL_IV_NULL) {
 		ti->error = "IV null repeats one keystream on every sector of a stream cipher";
+		return -EINVAL;
+	}
+	if (!ctr || vc->iv_mode == VEIL_IV_PLAIN64BE) {
+		ti->error = "Stream cipher IV overlaps the keystream of neighbouring sectors";
 		return -EINVAL;
 	}
 	if (vc->iv_mode == VEIL_IV_PLAIN &&
