@@ -142,7 +142,8 @@ enum veil_dir {
  *	ramdisk, loop's worker), or in softirq after a hard-IRQ completion.
  * @VEIL_IN_QUEUE: the crypt or page-wait queue, as a job's first runner.
  * @VEIL_IN_HELPER: a helper, on the helper queue of its CPU (another
- *	CPU's, or for keystream-ahead without fan-out this CPU's).
+ *	CPU's, or for keystream-ahead without fan-out or without another idle
+ *	CPU this CPU's).
  * @VEIL_NR_WHERE: number of contexts.
  */
 enum veil_where {
@@ -163,7 +164,8 @@ enum veil_where {
  * @fanout: bios whose chunks were offered to helpers.
  * @ahead_hit: CTR reads whose keystream was ready when the device finished.
  * @ahead_miss: CTR reads whose keystream was not all ready when the device
- *	finished: the completion decrypted the rest.
+ *	finished: the rest was decrypted by the completion, the crypt queue
+ *	(reads over VEIL_KS_FINISH_INLINE_MAX) or a helper that finished late.
  * @ahead_skip: CTR reads without keystream-ahead: no pages or no idle CPU.
  * @page_waits: writes that waited for ciphertext pages.
  */

@@ -12,8 +12,9 @@
  * that drains it. A drain looks at the clock between reads: past
  * VEIL_BH_BUDGET_NS it schedules itself again for the rest (the BH
  * workqueue's own limit is 2 ms too). One read is always decrypted whole,
- * so a stretch of softirq lasts the budget plus at most one read: up to
- * 1 MiB with no_read_workqueue, 64 KiB of keystream XOR otherwise. The tasklets
+ * so a stretch of softirq lasts the budget plus one read: a read of any
+ * size with no_read_workqueue (as 6.12's dm-crypt), up to
+ * keystream_ahead_max of keystream XOR otherwise. The tasklets
  * belong to the target, not to a bio, so a bio may end inside the drain
  * (a tasklet that freed itself would be touched again by the tasklet code
  * after it returns).

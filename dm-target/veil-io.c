@@ -227,8 +227,8 @@ static int veil_map_read(struct veil_io *io)
  * veil_io_map() - start a read or write through the cipher
  * @vc: the target.
  * @bio: a data bio, not empty, aligned to and a multiple of the encryption
- *	sector, at most BIO_MAX_VECS pages' worth of bytes (veil_map()
- *	splits larger ones).
+ *	sector; a write is at most BIO_MAX_VECS pages' worth of bytes
+ *	(veil_map() splits larger ones), a read any size.
  * @sector: target-relative first sector of @bio.
  *
  * Return: DM_MAPIO_REMAPPED for reads (dm submits the bio; decryption

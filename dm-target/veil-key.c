@@ -204,7 +204,9 @@ int veil_key_load(struct veil_c *vc, struct veil_key *key, char **error)
 		goto fail;
 	}
 
-	veil_key_free(&vc->key);
+	/* Not veil_key_free(): the IMA status reads the size without a lock. */
+	kfree_sensitive(vc->key.bytes);
+	kfree(vc->key.ref);
 	vc->key = *key;
 	*key = (struct veil_key){ };
 	WRITE_ONCE(vc->key.valid, true);
