@@ -42,8 +42,8 @@ echo "TAP version 13" > "$TAP"
 # a reader that falls behind gets EPIPE once and goes on after the gap.
 (exec 3< /dev/kmsg; while :; do cat <&3 2>/dev/null; sleep 0.1; done) > "$KMSG" &
 kmsg_reader=$!
-# kmsg_lines FROM: the messages from line FROM of $KMSG on, text only
-kmsg_lines() { tail -n +"$1" "$KMSG" | grep -v '^ ' | sed 's/^[^;]*;//'; }
+# kmsg_lines OFFSET: the messages after byte OFFSET of $KMSG, text only
+kmsg_lines() { tail -c +"$(($1 + 1))" "$KMSG" | grep -v '^ ' | sed 's/^[^;]*;//'; }
 
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 if [ -w "$KMEMLEAK" ]; then
@@ -92,7 +92,7 @@ for i in "${!selected[@]}"; do
 	log=$RESULTS/logs/${name//\//-}.log
 	: > "$KMSG_ALLOW"
 	sleep 0.2
-	from=$(($(wc -l < "$KMSG") + 1))
+	from=$(stat -c %s "$KMSG")
 	start=$(date +%s)
 	timeout -k 10 "$TIMEOUT" bash "$TOP/tests/$t" > "$log" 2>&1 < /dev/null
 	rc=$?

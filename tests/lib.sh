@@ -98,23 +98,60 @@ expect_fail() {
 	if "$@" >/dev/null 2>&1; then fail "expected failure: $*"; fi
 }
 
+# crypto_preload NAME...: load the ciphers and templates a test's tables
+# name, then turn module autoloading off until the test ends: a name
+# nothing provides then fails at once instead of running modprobe, several
+# times per name at ~0.3 s each in the guest (far more on the debug kernel)
+crypto_preload() {
+	local m path
+	for m; do modprobe -q "crypto-$m" || true; done
+	path=$(cat /proc/sys/kernel/modprobe)
+	at_exit "echo '$path' > /proc/sys/kernel/modprobe"
+	echo > /proc/sys/kernel/modprobe
+}
+
+# udev_off: stop udevd until the test ends. udev works through each
+# device's uevents in order, running dmsetup and blkid for each: under
+# emulation a test that maps hundreds of tables keeps it busy long after,
+# and every dmsetup call waits for it. With no listener uevents are
+# dropped; dmsetup makes the /dev/mapper nodes itself (DM_DISABLE_UDEV)
+# rather than wait for a udev that no longer answers.
+udev_off() {
+	local udevd
+	udevd=$(command -v /usr/lib/systemd/systemd-udevd /lib/systemd/systemd-udevd | head -1 || true)
+	if [ -n "$udevd" ] && udevadm control --ping 2>/dev/null; then
+		udevadm settle --timeout=60 || true
+		udevadm control --exit
+		at_exit "$udevd --daemon >/dev/null 2>&1; udevadm settle --timeout=60"
+	fi
+	export DM_DISABLE_UDEV=1
+}
+
 # kmsg_mark / kmsg_since: kernel messages logged after the mark. Under
 # the runner they come from its copy of /dev/kmsg (KMSG_FILE), which misses
-# nothing when the ring buffer wraps; elsewhere from dmesg.
-kmsg_all() {
+# nothing when the ring buffer wraps; elsewhere from dmesg. The mark is a
+# byte offset into that copy, so a check costs what was logged since the
+# mark, not the whole run's log (fault injection logs megabytes).
+kmsg_mark() {
 	if [ -n "${KMSG_FILE:-}" ]; then
 		sleep 0.2
-		grep -v '^ ' "$KMSG_FILE" | sed 's/^[^;]*;//'
+		_kmsg=$(stat -c %s "$KMSG_FILE")
 	else
-		dmesg
+		_kmsg=$(dmesg | wc -l)
 	fi
 }
-kmsg_mark() { _kmsg=$(kmsg_all | wc -l); }
-kmsg_since() { kmsg_all | tail -n +"$((_kmsg + 1))"; }
+kmsg_since() {
+	if [ -n "${KMSG_FILE:-}" ]; then
+		sleep 0.2
+		tail -c +"$((${_kmsg:-0} + 1))" "$KMSG_FILE" | grep -v '^ ' | sed 's/^[^;]*;//'
+	else
+		dmesg | tail -n +"$((${_kmsg:-0} + 1))"
+	fi
+}
 
 # kmsg_bad: the lines of the kernel log since kmsg_mark (or boot) that
 # show a kernel bug: WARN, BUG, oops, leaks, hung tasks
-kmsg_bad() { kmsg_all | tail -n +"$((${_kmsg:-0} + 1))" | grep -E -f "$TOP/tests/bad-kmsg.re"; }
+kmsg_bad() { kmsg_since | grep -E -f "$TOP/tests/bad-kmsg.re"; }
 
 # kmsg_allow REGEX...: kernel messages this test causes on purpose (fault
 # injection), not to be taken for bugs by the runner
