@@ -27,7 +27,9 @@ n=0
 
 # both STDIN ARGS...: ARGS with @DEV@ (the tool's device), @NAME@ (its
 # mapping name) and @IMG@ (its device's backing file) filled in; the
-# exit codes must be equal, and equal to $want when set.
+# exit codes must be equal, and equal to $want when set. The two tools
+# run at once: each has its own device, mapping, header and output, and
+# nothing of one is read by the other until both have ended.
 both() {
 	local input=$1 rc_c rc_v args_c=() args_v=() a a_c a_v
 	shift
@@ -37,10 +39,15 @@ both() {
 		args_c+=("$a_c")
 		args_v+=("$a_v")
 	done
-	rc_c=0
-	printf '%s' "$input" | cryptsetup "${args_c[@]}" > "$WORK/out-c" 2>&1 || rc_c=$?
+	{
+		rc_c=0
+		printf '%s' "$input" | cryptsetup "${args_c[@]}" > "$WORK/out-c" 2>&1 || rc_c=$?
+		echo "$rc_c" > "$WORK/rc-c"
+	} &
 	rc_v=0
 	printf '%s' "$input" | "$VS" "${args_v[@]}" > "$WORK/out-v" 2>&1 || rc_v=$?
+	wait $!
+	rc_c=$(< "$WORK/rc-c")
 	if [ "$rc_c" != "$rc_v" ] || { [ -n "${want:-}" ] && [ "$rc_v" != "$want" ]; }; then
 		echo "--- cryptsetup:"; cat "$WORK/out-c"; echo "--- veilsetup:"; cat "$WORK/out-v"
 		fail "$*: exit codes cryptsetup $rc_c, veilsetup $rc_v${want:+, want $want}"
