@@ -100,6 +100,7 @@ for i in "${!selected[@]}"; do
 	sleep 0.3
 	new=$(kmsg_lines "$from")
 	bad=$(echo "$new" | grep -E -f "$TOP/tests/bad-kmsg.re" |
+	      grep -v -E -f "$TOP/tests/benign-kmsg.re" |
 	      { if [ -s "$KMSG_ALLOW" ]; then grep -v -E -f "$KMSG_ALLOW"; else cat; fi } | head -3)
 	left=$(dmsetup ls 2>/dev/null | grep -v '^No devices found' | awk '{print $1}' | tr '\n' ' ')
 	{

@@ -1,0 +1,2 @@
+kmemleak: Kernel memory leak detector initialized
+kmemleak: Automatic memory scanning thread (started|ended)
