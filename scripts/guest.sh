@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 boot=$("$here/kver.sh" boot) || exit 1
-args=(--disable-kvm --run "$boot" --cpus "$cpus" --memory "$mem" "${rw[@]}")
+args=(--disable-kvm --qemu "$here/qemu-status.sh" --run "$boot" --cpus "$cpus" --memory "$mem" "${rw[@]}")
 [ -n "$qopts" ] && args+=(--qemu-opts="$qopts")
 [ "${VEIL_GUEST_VERBOSE:-0}" = 1 ] && args+=(--verbose)
 exec "$here/vng.sh" "${args[@]}" --exec "$*"
