@@ -15,6 +15,11 @@
 #
 #   guest-run.sh RESULTS_DIR [PATTERN]    PATTERN: extended regex on names
 #
+# Each test is announced in the TAP ("# running <name>") before it starts.
+# With VEIL_RESUME=1 the runner goes on with the TAP a guest that died left
+# behind (tests/run boots a new one): tests that have a result line there
+# are not run again, and the numbering goes on.
+#
 # A test may name kernel messages it expects (fault injection) as extended
 # regexes, one per line, in the file $KMSG_ALLOW (lib.sh: kmsg_allow). A
 # test with a line "# kernel: debug" in its head runs only on the debug
@@ -36,7 +41,15 @@ KMEMLEAK=/sys/kernel/debug/kmemleak
 export VEIL_KO KMSG_ALLOW=$RESULTS/kmsg-allow KMSG_FILE=$KMSG
 
 mkdir -p "$RESULTS/logs"
-echo "TAP version 13" > "$TAP"
+# done_tests: the names with a result line in the TAP, one per line
+done_tests() { sed -nE 's/^(not )?ok [0-9]+ - ([^ ]+).*/\2/p' "$TAP"; }
+n=0
+if [ "${VEIL_RESUME:-0}" = 1 ] && [ -f "$TAP" ]; then
+	n=$(done_tests | wc -l)
+	echo "# resumed in a new guest after test $n" >> "$TAP"
+else
+	echo "TAP version 13" > "$TAP"
+fi
 
 # Every kernel message since boot, as "prio,seq,time,flags;text" records;
 # a reader that falls behind gets EPIPE once and goes on after the gap.
@@ -57,8 +70,10 @@ insmod "$VEIL_KO" || echo "# insmod $VEIL_KO failed" >> "$TAP"
 
 mapfile -t tests < <(cd "$TOP/tests" && ls -1 */[0-9][0-9][0-9]-*.sh | grep -v "^host/" | sort)
 selected=()
+finished=$(done_tests)
 for t in "${tests[@]}"; do
 	name=${t%.sh}
+	grep -qxF "$name" <<< "$finished" && continue
 	# "# kernel: debug" near the top: only for the debug kernel.
 	only=$(head -5 "$TOP/tests/$t" | sed -n 's/^# kernel: *//p')
 	[ -z "$only" ] || [[ "$(uname -r)" == *"$only"* ]] || continue
@@ -67,7 +82,6 @@ for t in "${tests[@]}"; do
 	fi
 done
 
-n=0
 # kmemleak_check AREA: scan for leaks once the area's objects are old enough
 kmemleak_check() {
 	local leaks
@@ -90,6 +104,7 @@ for i in "${!selected[@]}"; do
 	name=${t%.sh}
 	n=$((n + 1))
 	log=$RESULTS/logs/${name//\//-}.log
+	echo "# running $name" >> "$TAP"
 	: > "$KMSG_ALLOW"
 	sleep 0.2
 	from=$(stat -c %s "$KMSG")
