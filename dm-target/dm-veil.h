@@ -242,6 +242,9 @@ struct veil_helper {
  * @page_waiters: writers waiting for pages; others take none meanwhile.
  * @pages_max: cap on @pages_in_flight beyond which writes wait.
  * @pages_freed: woken when pages are given back.
+ * @stash_lock: protects @stash and @stash_pages; taken in any context.
+ * @stash: free pages kept for reuse (veil-pages.c), linked by page->lru.
+ * @stash_pages: pages in @stash.
  * @jobs_lock: protects @jobs and the claims of listed jobs.
  * @jobs: jobs with chunks that helpers may take.
  * @helpers: per-CPU helpers.
@@ -279,6 +282,9 @@ struct veil_c {
 	atomic_t page_waiters;
 	unsigned int pages_max;
 	wait_queue_head_t pages_freed;
+	spinlock_t stash_lock;		/* @stash, @stash_pages */
+	struct list_head stash;
+	unsigned int stash_pages;
 
 	spinlock_t jobs_lock;		/* @jobs and listed jobs' claims */
 	struct list_head jobs;
@@ -414,6 +420,8 @@ bool veil_pages_reserve_keystream(struct veil_c *vc, unsigned int nr);
 void veil_pages_unreserve(struct veil_c *vc, unsigned int nr);
 struct bio *veil_pages_alloc(struct veil_io *io, bool may_wait);
 void veil_pages_free(struct veil_c *vc, struct bio *bio);
+struct page *veil_page_get(struct veil_c *vc, gfp_t gfp);
+void veil_page_put(struct veil_c *vc, struct page *page);
 
 /* veil-job.c */
 void veil_job_plan(struct veil_io *io, enum veil_job_kind kind, bool spread);

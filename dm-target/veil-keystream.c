@@ -21,10 +21,10 @@
  * runner on the crypt queue. (no_read_workqueue reads have no keystream
  * job.)
  *
- * Keystream pages come from the page allocator without waiting, never from
- * the write reserve, and count against the target's cap on pages in
- * flight; a read that gets none, or finds no CPU to compute ahead, is a
- * plain read (keystream_skip).
+ * Keystream pages come from the stash of free pages or the page allocator
+ * without waiting, never from the write reserve (veil-pages.c), and count
+ * against the target's cap on pages in flight; a read that gets none, or
+ * finds no CPU to compute ahead, is a plain read (keystream_skip).
  */
 #include <linux/bio.h>
 #include <linux/bitmap.h>
@@ -45,7 +45,7 @@ void veil_ks_free(struct veil_io *io)
 		return;
 	for (i = 0; i < nr; i++)
 		if (io->ks_pages[i])
-			__free_page(io->ks_pages[i]);
+			veil_page_put(io->vc, io->ks_pages[i]);
 	kfree(io->ks_pages);
 	io->ks_pages = NULL;
 	veil_pages_unreserve(io->vc, nr);
@@ -65,7 +65,7 @@ static bool veil_ks_alloc(struct veil_io *io)
 		return false;
 	}
 	for (i = 0; i < nr; i++) {
-		io->ks_pages[i] = alloc_page(gfp);
+		io->ks_pages[i] = veil_page_get(io->vc, gfp);
 		if (!io->ks_pages[i]) {
 			veil_ks_free(io);
 			return false;

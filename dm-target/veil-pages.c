@@ -23,6 +23,14 @@
  * - Keystream takes pages only while the pages in flight stay within half
  *   of the cap, and reads go without keystream-ahead beyond that: a burst
  *   of CTR reads leaves writes at least half of the cap.
+ * - Pages given back refill the mempool's reserve first, then a stash of
+ *   up to VEIL_STASH_PAGES free pages kept for the next write or keystream:
+ *   a page from the allocator is zeroed on every allocation (Debian's
+ *   kernels set init_on_alloc), 1 MiB of memset per 1 MiB write, which a
+ *   page whose old ciphertext or keystream is overwritten anyway does not
+ *   need. Only veil's own ciphertext and keystream ever sit in the stash,
+ *   and a bio carries only the bytes the cipher wrote. Keystream takes
+ *   from the stash or the allocator, never from the reserve.
  */
 #include <linux/bio.h>
 #include <linux/mm.h>
@@ -32,6 +40,8 @@
 
 /* Cap on one target's pages in flight, in percent of memory, as dm-crypt. */
 #define VEIL_PAGES_PERCENT	2
+/* Free pages kept for reuse, per target: one maximal write's worth. */
+#define VEIL_STASH_PAGES	BIO_MAX_VECS
 
 /**
  * veil_pages_init() - set up the page reserve and the ciphertext bio set
@@ -46,6 +56,9 @@ int veil_pages_init(struct dm_target *ti, struct veil_c *vc)
 
 	mutex_init(&vc->page_wait_lock);
 	init_waitqueue_head(&vc->pages_freed);
+	spin_lock_init(&vc->stash_lock);
+	INIT_LIST_HEAD(&vc->stash);
+	vc->stash_pages = 0;
 	atomic_set(&vc->pages_in_flight, 0);
 	atomic_set(&vc->page_waiters, 0);
 	vc->pages_max = max_t(unsigned long,
@@ -71,6 +84,12 @@ int veil_pages_init(struct dm_target *ti, struct veil_c *vc)
  */
 void veil_pages_exit(struct veil_c *vc)
 {
+	struct page *page, *next;
+
+	list_for_each_entry_safe(page, next, &vc->stash, lru)
+		__free_page(page);
+	INIT_LIST_HEAD(&vc->stash);
+	vc->stash_pages = 0;
 	bioset_exit(&vc->bs);
 	mempool_exit(&vc->page_pool);
 	mutex_destroy(&vc->page_wait_lock);
@@ -136,6 +155,65 @@ void veil_pages_unreserve(struct veil_c *vc, unsigned int nr)
 		wake_up(&vc->pages_freed);
 }
 
+/* A page from the stash, or NULL; the stash's lock is held. */
+static struct page *veil_stash_pop(struct veil_c *vc)
+{
+	struct page *page;
+
+	page = list_first_entry_or_null(&vc->stash, struct page, lru);
+	if (page) {
+		list_del(&page->lru);
+		vc->stash_pages--;
+	}
+	return page;
+}
+
+/**
+ * veil_page_get() - a free page for keystream, without waiting
+ * @vc: the target.
+ * @gfp: flags for the allocator, when the stash is empty.
+ *
+ * Return: a page from the stash or the allocator (never the write
+ * reserve), or NULL.
+ */
+struct page *veil_page_get(struct veil_c *vc, gfp_t gfp)
+{
+	struct page *page;
+	unsigned long flags;
+
+	spin_lock_irqsave(&vc->stash_lock, flags);
+	page = veil_stash_pop(vc);
+	spin_unlock_irqrestore(&vc->stash_lock, flags);
+	return page ?: alloc_page(gfp);
+}
+
+/**
+ * veil_page_put() - give back a ciphertext or keystream page
+ * @vc: the target.
+ * @page: the page; any context.
+ *
+ * To the mempool while its reserve is short (which wakes a writer waiting
+ * there), else to the stash while it has room, else to the allocator.
+ */
+void veil_page_put(struct veil_c *vc, struct page *page)
+{
+	unsigned long flags;
+	bool kept = false;
+
+	/* The same unlocked look as mempool_free(); it checks again. */
+	if (READ_ONCE(vc->page_pool.curr_nr) >= vc->page_pool.min_nr) {
+		spin_lock_irqsave(&vc->stash_lock, flags);
+		if (vc->stash_pages < VEIL_STASH_PAGES) {
+			list_add(&page->lru, &vc->stash);
+			vc->stash_pages++;
+			kept = true;
+		}
+		spin_unlock_irqrestore(&vc->stash_lock, flags);
+	}
+	if (!kept)
+		mempool_free(page, &vc->page_pool);
+}
+
 /**
  * veil_pages_free() - give back a ciphertext bio and its pages
  * @vc: the target.
@@ -148,7 +226,7 @@ void veil_pages_free(struct veil_c *vc, struct bio *bio)
 	struct bio_vec *bv;
 
 	bio_for_each_segment_all(bv, bio, iter)
-		mempool_free(bv->bv_page, &vc->page_pool);
+		veil_page_put(vc, bv->bv_page);
 	bio_put(bio);
 	veil_pages_unreserve(vc, nr);
 }
@@ -159,6 +237,7 @@ static struct bio *veil_pages_fill(struct veil_io *io, unsigned int nr,
 {
 	struct veil_c *vc = io->vc;
 	unsigned int i, len, size = io->iter.bi_size;
+	unsigned long flags;
 	struct page *page;
 	struct bio *bio;
 
@@ -172,7 +251,17 @@ static struct bio *veil_pages_fill(struct veil_io *io, unsigned int nr,
 		veil_pages_unreserve(vc, nr);
 		return NULL;
 	}
+	/* Stashed pages first: no zeroing, no allocator. */
+	spin_lock_irqsave(&vc->stash_lock, flags);
 	for (i = 0; i < nr; i++, size -= len) {
+		page = veil_stash_pop(vc);
+		if (!page)
+			break;
+		len = min_t(unsigned int, size, PAGE_SIZE);
+		__bio_add_page(bio, page, len, 0);
+	}
+	spin_unlock_irqrestore(&vc->stash_lock, flags);
+	for (; i < nr; i++, size -= len) {
 		page = mempool_alloc(&vc->page_pool, gfp);
 		if (!page) {
 			/* Give back what was taken; count the rest as given. */
