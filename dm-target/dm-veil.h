@@ -421,7 +421,8 @@ void veil_pages_unreserve(struct veil_c *vc, unsigned int nr);
 struct bio *veil_pages_alloc(struct veil_io *io, bool may_wait);
 void veil_pages_free(struct veil_c *vc, struct bio *bio);
 struct page *veil_page_get(struct veil_c *vc, gfp_t gfp);
-void veil_page_put(struct veil_c *vc, struct page *page);
+void veil_pages_put(struct veil_c *vc, struct list_head *pages);
+void veil_pages_drain(struct veil_c *vc);
 
 /* veil-job.c */
 void veil_job_plan(struct veil_io *io, enum veil_job_kind kind, bool spread);

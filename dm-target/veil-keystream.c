@@ -40,12 +40,14 @@
 void veil_ks_free(struct veil_io *io)
 {
 	unsigned int i, nr = DIV_ROUND_UP(io->iter.bi_size, PAGE_SIZE);
+	LIST_HEAD(pages);
 
 	if (!io->ks_pages)
 		return;
 	for (i = 0; i < nr; i++)
 		if (io->ks_pages[i])
-			veil_page_put(io->vc, io->ks_pages[i]);
+			list_add_tail(&io->ks_pages[i]->lru, &pages);
+	veil_pages_put(io->vc, &pages);
 	kfree(io->ks_pages);
 	io->ks_pages = NULL;
 	veil_pages_unreserve(io->vc, nr);

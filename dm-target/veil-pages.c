@@ -23,14 +23,16 @@
  * - Keystream takes pages only while the pages in flight stay within half
  *   of the cap, and reads go without keystream-ahead beyond that: a burst
  *   of CTR reads leaves writes at least half of the cap.
- * - Pages given back refill the mempool's reserve first, then a stash of
- *   up to VEIL_STASH_PAGES free pages kept for the next write or keystream:
- *   a page from the allocator is zeroed on every allocation (Debian's
- *   kernels set init_on_alloc), 1 MiB of memset per 1 MiB write, which a
- *   page whose old ciphertext or keystream is overwritten anyway does not
- *   need. Only veil's own ciphertext and keystream ever sit in the stash,
- *   and a bio carries only the bytes the cipher wrote. Keystream takes
- *   from the stash or the allocator, never from the reserve.
+ * - Pages given back go to a stash of up to VEIL_STASH_PAGES free pages
+ *   kept for the next write or keystream, while the mempool's reserve is
+ *   full and no writer waits for pages; otherwise to the mempool, which
+ *   refills its reserve and wakes a writer waiting there. A page from the
+ *   allocator is zeroed on every allocation (Debian's kernels set
+ *   init_on_alloc), 1 MiB of memset per 1 MiB write, which a page whose
+ *   old ciphertext or keystream is overwritten anyway does not need. Only
+ *   this target's ciphertext and keystream sit in its stash, a bio carries
+ *   only the bytes the cipher wrote, and the stash is freed on suspend.
+ *   Keystream takes from the stash or the allocator, never the reserve.
  */
 #include <linux/bio.h>
 #include <linux/mm.h>
@@ -84,12 +86,9 @@ int veil_pages_init(struct dm_target *ti, struct veil_c *vc)
  */
 void veil_pages_exit(struct veil_c *vc)
 {
-	struct page *page, *next;
-
-	list_for_each_entry_safe(page, next, &vc->stash, lru)
-		__free_page(page);
-	INIT_LIST_HEAD(&vc->stash);
-	vc->stash_pages = 0;
+	/* A constructor that failed early never set the stash up. */
+	if (vc->stash.next)
+		veil_pages_drain(vc);
 	bioset_exit(&vc->bs);
 	mempool_exit(&vc->page_pool);
 	mutex_destroy(&vc->page_wait_lock);
@@ -155,6 +154,24 @@ void veil_pages_unreserve(struct veil_c *vc, unsigned int nr)
 		wake_up(&vc->pages_freed);
 }
 
+/**
+ * veil_pages_drain() - free the stash
+ * @vc: the target; no I/O in flight (suspended, or being destroyed).
+ */
+void veil_pages_drain(struct veil_c *vc)
+{
+	struct page *page, *next;
+	unsigned long flags;
+	LIST_HEAD(pages);
+
+	spin_lock_irqsave(&vc->stash_lock, flags);
+	list_splice_init(&vc->stash, &pages);
+	vc->stash_pages = 0;
+	spin_unlock_irqrestore(&vc->stash_lock, flags);
+	list_for_each_entry_safe(page, next, &pages, lru)
+		__free_page(page);
+}
+
 /* A page from the stash, or NULL; the stash's lock is held. */
 static struct page *veil_stash_pop(struct veil_c *vc)
 {
@@ -169,10 +186,11 @@ static struct page *veil_stash_pop(struct veil_c *vc)
 }
 
 /**
- * veil_page_get() - a free page for keystream, without waiting
+ * veil_page_get() - a free page for keystream
  * @vc: the target.
- * @gfp: flags for the allocator, when the stash is empty.
+ * @gfp: flags for the page allocator, when the stash is empty.
  *
+ * Context: any; waits only as @gfp lets the allocator wait.
  * Return: a page from the stash or the allocator (never the write
  * reserve), or NULL.
  */
@@ -187,31 +205,53 @@ struct page *veil_page_get(struct veil_c *vc, gfp_t gfp)
 	return page ?: alloc_page(gfp);
 }
 
-/**
- * veil_page_put() - give back a ciphertext or keystream page
- * @vc: the target.
- * @page: the page; any context.
- *
- * To the mempool while its reserve is short (which wakes a writer waiting
- * there), else to the stash while it has room, else to the allocator.
+/*
+ * Whether pages given back may go to the stash: only while the mempool's
+ * reserve is full and no writer waits for pages. A writer that waits may
+ * be asleep in mempool_alloc(), which only mempool_free() wakes; and while
+ * the reserve is short, pages must refill it. The barrier pairs with the
+ * one in mempool_alloc() after it takes from the reserve, as in
+ * mempool_free(), which makes the same unlocked check.
  */
-void veil_page_put(struct veil_c *vc, struct page *page)
+static bool veil_stash_open(struct veil_c *vc)
 {
-	unsigned long flags;
-	bool kept = false;
+	if (atomic_read(&vc->page_waiters))
+		return false;
+	/* curr_nr as it was after the pages were taken; see above. */
+	smp_rmb();
+	return READ_ONCE(vc->page_pool.curr_nr) >= vc->page_pool.min_nr;
+}
 
-	/* The same unlocked look as mempool_free(); it checks again. */
-	if (READ_ONCE(vc->page_pool.curr_nr) >= vc->page_pool.min_nr) {
+/**
+ * veil_pages_put() - give back ciphertext or keystream pages
+ * @vc: the target.
+ * @pages: the pages, linked by page->lru; empty on return.
+ *
+ * To the stash while veil_stash_open() and the stash has room, the rest
+ * to the mempool (which refills its reserve and wakes a writer waiting
+ * there, or frees them).
+ *
+ * Context: any.
+ */
+void veil_pages_put(struct veil_c *vc, struct list_head *pages)
+{
+	struct page *page, *next;
+	unsigned long flags;
+
+	if (veil_stash_open(vc)) {
 		spin_lock_irqsave(&vc->stash_lock, flags);
-		if (vc->stash_pages < VEIL_STASH_PAGES) {
-			list_add(&page->lru, &vc->stash);
+		list_for_each_entry_safe(page, next, pages, lru) {
+			if (vc->stash_pages >= VEIL_STASH_PAGES)
+				break;
+			list_move(&page->lru, &vc->stash);
 			vc->stash_pages++;
-			kept = true;
 		}
 		spin_unlock_irqrestore(&vc->stash_lock, flags);
 	}
-	if (!kept)
+	list_for_each_entry_safe(page, next, pages, lru) {
+		list_del(&page->lru);
 		mempool_free(page, &vc->page_pool);
+	}
 }
 
 /**
@@ -224,9 +264,11 @@ void veil_pages_free(struct veil_c *vc, struct bio *bio)
 	unsigned int nr = bio->bi_vcnt;
 	struct bvec_iter_all iter;
 	struct bio_vec *bv;
+	LIST_HEAD(pages);
 
 	bio_for_each_segment_all(bv, bio, iter)
-		veil_page_put(vc, bv->bv_page);
+		list_add_tail(&bv->bv_page->lru, &pages);
+	veil_pages_put(vc, &pages);
 	bio_put(bio);
 	veil_pages_unreserve(vc, nr);
 }

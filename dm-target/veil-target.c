@@ -279,6 +279,8 @@ static void veil_postsuspend(struct dm_target *ti)
 	mutex_lock(&vc->key_lock);
 	vc->running = false;
 	mutex_unlock(&vc->key_lock);
+	/* No I/O until resume: give the idle pages back. */
+	veil_pages_drain(vc);
 }
 
 static int veil_preresume(struct dm_target *ti)
