@@ -41,6 +41,7 @@ done | cat - <(for p in "$@"; do readlink -f "$p"; done) <(readlink -f /lib64/ld
 	printf '%s\n' "$@"
 } | sort -u | while read -r bin; do
 	if [ -f "$bin" ] && [ -x "$bin" ]; then ldd "$bin" 2>/dev/null || true; fi
-done | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u | while read -r lib; do
+done | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |
+	awk -F/ '!seen[$NF]++' | while read -r lib; do
 	if [ "$(du -kL "$lib" | cut -f1)" -le "$max_kib" ]; then echo "lib $lib"; fi
 done

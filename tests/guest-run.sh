@@ -58,23 +58,10 @@ kmsg_reader=$!
 # kmsg_lines OFFSET: the messages after byte OFFSET of $KMSG, text only
 kmsg_lines() { tail -c +"$(($1 + 1))" "$KMSG" | grep -v '^ ' | sed 's/^[^;]*;//'; }
 
-# The programs the tests run most and the libraries they load, copied
-# into memory once (scripts/guest-cache.sh made the list): programs are
-# bound over their own paths, libraries found first on LD_LIBRARY_PATH.
-# A process then starts about five times faster than with all of it read
-# through 9p. The same files at the same paths: nothing else changes.
-CACHE=/run/veil-cache
-cache_list=$RESULTS/guest-cache.list
-if [ -s "$cache_list" ] && mkdir -p "$CACHE/lib" "$CACHE/bin" &&
-   sed -n 's/^lib //p' "$cache_list" | xargs cp -L -t "$CACHE/lib" &&
-   sed -n 's/^bin //p' "$cache_list" | xargs cp --parents -t "$CACHE/bin"; then
-	export LD_LIBRARY_PATH=$CACHE/lib
-	while read -r kind path; do
-		[ "$kind" = bin ] || continue
-		mount --bind "$CACHE/bin$path" "$path" ||
-			echo "# guest-run: cannot bind a copy of $path" >> "$TAP"
-	done < "$cache_list"
-fi
+# The programs the tests start most and their libraries, from memory
+# (tests/guest-cache.sh; tests/run made the list).
+. "$TOP/tests/guest-cache.sh"
+guest_cache "$RESULTS/guest-cache.list" 2>> "$RESULTS/logs/guest-cache.log"
 
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 if [ -w "$KMEMLEAK" ]; then

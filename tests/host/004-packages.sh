@@ -16,6 +16,14 @@ RESULTS=$1
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 rm -f "$RESULTS/packages.ok"
 DEB_OUT=$RESULTS/deb "$TOP/scripts/build-deb.sh"
+# The guest's programs in memory (tests/guest-cache.sh), with what DKMS
+# runs to build the module: gcc's passes, binutils, make, kbuild's tools.
+kdir=/usr/src/linux-headers-$("$TOP/scripts/kver.sh")
+"$TOP/scripts/guest-cache.sh" "$TOP/userspace/veilsetup" \
+	$(command -v gcc make as ld.bfd depmod dpkg perl xz) \
+	"$(gcc -print-prog-name=cc1)" "$(gcc -print-prog-name=collect2)" \
+	"$kdir/scripts/basic/fixdep" "$kdir/scripts/mod/modpost" \
+	"$kdir/tools/objtool/objtool" > "$RESULTS/guest-cache-packages.list"
 "$TOP/scripts/guest.sh" -o /etc -o /usr -o /var -w "$RESULTS" -- \
 	"bash $TOP/tests/host/package-guest.sh $RESULTS $RESULTS/deb > $RESULTS/packages.log 2>&1" \
 	> "$RESULTS/packages-console.log" 2>&1 || true

@@ -6,6 +6,8 @@
 # without sleeping. Writes RESULTS/async.ok when all is well.
 . "$(dirname "$0")/../lib.sh"
 RESULTS=$1
+. "$TOP/tests/guest-cache.sh"
+guest_cache "$RESULTS/guest-cache.list"
 requires root
 requires modinfo brd
 requires cmd fio

@@ -4,6 +4,8 @@
 # CPUs go offline and online. Writes RESULTS/hotplug.ok when all is well.
 . "$(dirname "$0")/../lib.sh"
 RESULTS=$1
+. "$TOP/tests/guest-cache.sh"
+guest_cache "$RESULTS/guest-cache.list"
 requires root
 requires module loop
 requires cmd fio

@@ -9,6 +9,9 @@
 #   package-guest.sh RESULTS DEBDIR
 . "$(dirname "$0")/../lib.sh"
 RESULTS=$1 DEBS=$2
+# The compiler DKMS runs, too (004-packages.sh made this list).
+. "$TOP/tests/guest-cache.sh"
+guest_cache "$RESULTS/guest-cache-packages.list"
 requires root
 requires module loop
 requires cmd dpkg dkms

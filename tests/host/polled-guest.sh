@@ -12,6 +12,8 @@
 # EOPNOTSUPP and nothing hangs. Writes RESULTS/polled.ok when all is well.
 . "$(dirname "$0")/../lib.sh"
 RESULTS=$1
+. "$TOP/tests/guest-cache.sh"
+guest_cache "$RESULTS/guest-cache.list"
 requires root
 requires cmd fio
 veil_load

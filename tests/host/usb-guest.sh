@@ -7,6 +7,8 @@
 #   usb-guest.sh RESULTS PHASE
 . "$(dirname "$0")/usb-lib.sh"
 RESULTS=$1
+. "$TOP/tests/guest-cache.sh"
+guest_cache "$RESULTS/guest-cache.list"
 PHASE=$2
 PASS="usb stick passphrase"
 veil_load

@@ -14,6 +14,8 @@
 #   usb-unplug-guest.sh RESULTS
 . "$(dirname "$0")/usb-lib.sh"
 RESULTS=$1
+. "$TOP/tests/guest-cache.sh"
+guest_cache "$RESULTS/guest-cache.list"
 PASS="usb unplug passphrase"
 
 # wait_for FILE SECONDS
