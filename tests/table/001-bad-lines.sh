@@ -31,18 +31,22 @@ n=0 bad=0
 # read of any file, so a kernel message once came in as a table line.
 mapfile -t entries < "$TOP/tests/table/bad-lines.txt"
 exec 4< /dev/kmsg
-# kmsg_new: $logged, the text of the kernel messages not read yet. A read
-# whose timeout strikes in the middle of a line returns that line's start
-# (a slow debug guest can pass 0.1 s between two characters of one record):
-# the start is kept and the line read on to its end.
+# kmsg_new: $logged, the text of the kernel messages not read yet. read -t
+# returns what it has of a line when its timeout strikes (a slow debug
+# guest can pass 0.1 s between two characters of one record): that start
+# is kept and the line read on to its end, a few tries at most. IFS is
+# empty so that no space is lost at such a split. A failed read (EPIPE:
+# records overwritten since the last one read) ends the call.
 kmsg_new() {
-	local rec part=
+	local rec part= rc tries=0
 	logged=
 	while :; do
-		if read -r -t 0.1 -u 4 rec; then
+		rec=
+		IFS= read -r -t 0.1 -u 4 rec && rc=0 || rc=$?
+		if [ "$rc" = 0 ]; then
 			rec=$part$rec part=
 			case "$rec" in ' '*) ;; *) logged+="${rec#*;}"$'\n' ;; esac
-		elif [ -n "$rec" ]; then
+		elif [ "$rc" -gt 128 ] && [ -n "$rec$part" ] && [ $((tries += 1)) -lt 50 ]; then
 			part+=$rec
 		else
 			break
