@@ -20,20 +20,15 @@ for attempt in 1 2; do
 	rm -f "$RESULTS/hotplug.ok"
 	"$TOP/scripts/guest.sh" -c 4 -w "$RESULTS" -- \
 		"bash $TOP/tests/host/hotplug-guest.sh $RESULTS > $RESULTS/hotplug.log 2>&1" \
-		> "$console" 2>&1 || true
+		> "$console" 2>&1 || echo "guest.sh: exit $?" >> "$console"
 	cat "$RESULTS/hotplug.log" 2>/dev/null || true
 	[ -f "$RESULTS/hotplug.ok" ] && break
-	if grep -q 'qemu-status: QEMU was killed by signal' "$console"; then
-		echo "QEMU itself died, not the guest; its console ends:"
-		tail -20 "$console"
-		[ "$attempt" = 1 ] || { echo "FAIL: QEMU died in both guests"; exit 1; }
-		echo "once more in a new guest"
-		mv "$console" "$RESULTS/hotplug-console.1.log"
-		mv "$RESULTS/hotplug.log" "$RESULTS/hotplug.1.log" 2>/dev/null || true
-		continue
-	fi
-	echo "FAIL: the hotplug guest did not finish"
 	tail -20 "$console"
-	exit 1
+	grep -q 'qemu-status: QEMU was killed by signal' "$console" ||
+		{ echo "FAIL: the hotplug guest did not finish (its console ends above)"; exit 1; }
+	[ "$attempt" = 1 ] || { echo "FAIL: QEMU died in both guests (above)"; exit 1; }
+	echo "QEMU itself died, not the guest (above): once more in a new guest"
+	mv "$console" "$RESULTS/hotplug-console.1.log"
+	mv "$RESULTS/hotplug.log" "$RESULTS/hotplug.1.log" 2>/dev/null || true
 done
 echo "ok: fio verify through CPU hotplug"
