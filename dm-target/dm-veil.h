@@ -9,9 +9,10 @@
  *   veil-io.c         map and end_io glue: which context starts a job
  *   veil-pages.c      the reserve that hands out ciphertext pages
  *   veil-job.c        a bio's data planned into chunks; claims; completion
- *   veil-helpers.c    per-CPU helpers that take chunks of listed jobs
+ *   veil-helpers.c    helpers that take chunks of listed jobs
  *   veil-keystream.c  CTR keystream computed while the device reads
  *   veil-crypt.c      the cipher calls for one chunk
+ *   veil-bh.c         softirq work of reads completed in hard IRQ
  */
 #ifndef DM_VEIL_H
 #define DM_VEIL_H
@@ -50,6 +51,8 @@
 #define VEIL_FANOUT_CHUNK_MAX		(1024 * 1024)
 /* A bio is cut into at least this many chunks per online CPU, if it can. */
 #define VEIL_CHUNKS_PER_CPU		4
+/* A bio wakes at most one helper per this many bytes of its data. */
+#define VEIL_WAKE_BYTES			(32 * 1024)
 
 /*
  * CTR reads up to keystream_ahead_max bytes compute their keystream during
@@ -59,8 +62,8 @@
 #define VEIL_KS_MAX_CHUNKS		(VEIL_FANOUT_CHUNK_MAX / VEIL_FANOUT_CHUNK_MIN)
 /*
  * A keystream read at most this large whose keystream is not all ready when
- * the device completes it is decrypted where it completed (in softirq after
- * a hard IRQ): shorter than waking the crypt queue.
+ * the device completes it in the submitter's own submit_bio is decrypted
+ * there: shorter than waking the crypt queue.
  */
 #define VEIL_KS_FINISH_INLINE_MAX	(64 * 1024)
 
@@ -141,9 +144,7 @@ enum veil_dir {
  * @VEIL_IN_ENDIO: a read's completion: in the task it completed in (a
  *	ramdisk, loop's worker), or in softirq after a hard-IRQ completion.
  * @VEIL_IN_QUEUE: the crypt or page-wait queue, as a job's first runner.
- * @VEIL_IN_HELPER: a helper, on the helper queue of its CPU (another
- *	CPU's, or for keystream-ahead without fan-out or without another idle
- *	CPU this CPU's).
+ * @VEIL_IN_HELPER: a helper, on the helper queue.
  * @VEIL_NR_WHERE: number of contexts.
  */
 enum veil_where {
@@ -162,10 +163,11 @@ enum veil_where {
  * @chunks: chunks this CPU ran.
  * @where: chunks run in each context.
  * @fanout: bios whose chunks were offered to helpers.
+ * @helpers_woken: helpers queued (woken) by those offers.
  * @ahead_hit: CTR reads whose keystream was ready when the device finished.
  * @ahead_miss: CTR reads whose keystream was not all ready when the device
- *	finished: the rest was decrypted by the completion, the crypt queue
- *	(reads over VEIL_KS_FINISH_INLINE_MAX) or a helper that finished late.
+ *	finished: the rest was decrypted by the crypt queue, a helper that
+ *	finished late, or the submitter's own completion.
  * @ahead_skip: CTR reads without keystream-ahead: no pages or no idle CPU.
  * @page_waits: writes that waited for ciphertext pages.
  */
@@ -176,6 +178,7 @@ struct veil_stats {
 	u64 chunks;
 	u64 where[VEIL_NR_WHERE];
 	u64 fanout;
+	u64 helpers_woken;
 	u64 ahead_hit;
 	u64 ahead_miss;
 	u64 ahead_skip;
@@ -202,9 +205,9 @@ struct veil_req {
 struct veil_c;
 
 /**
- * struct veil_helper - one CPU's helper for one target
+ * struct veil_helper - one helper of one target
  * @vc: the target.
- * @work: the helper, queued on its CPU by veil_helpers_offer().
+ * @work: the helper, queued by veil_helpers_offer().
  * @state: enum veil_helper_state (veil-helpers.c).
  * @req: the helper's cipher request; one at a time, as @work never runs
  *	on two CPUs at once.
@@ -247,9 +250,11 @@ struct veil_helper {
  * @stash_pages: pages in @stash.
  * @jobs_lock: protects @jobs and the claims of listed jobs.
  * @jobs: jobs with chunks that helpers may take.
- * @helpers: per-CPU helpers.
+ * @helpers: the helpers, one per possible CPU.
+ * @nr_helpers: entries of @helpers set up.
+ * @helpers_queued: helpers queued and not yet started.
  * @crypt_wq: reads' decryption after the device completed them.
- * @helper_wq: per-CPU queue of @helpers.
+ * @helper_wq: queue of @helpers: unbound, per-CPU with same_cpu_crypt.
  * @page_wait_wq: writes that wait for ciphertext pages, one at a time.
  * @bh: per-CPU softirq work of reads completed in hard IRQ (veil-bh.c).
  * @stats: per-CPU counters.
@@ -288,7 +293,9 @@ struct veil_c {
 
 	spinlock_t jobs_lock;		/* @jobs and listed jobs' claims */
 	struct list_head jobs;
-	struct veil_helper __percpu *helpers;
+	struct veil_helper *helpers;
+	unsigned int nr_helpers;
+	atomic_t helpers_queued;
 
 	struct workqueue_struct *crypt_wq;
 	struct workqueue_struct *helper_wq;
@@ -318,6 +325,7 @@ enum veil_job_kind {
  * @base: the bio dm handed to veil_map().
  * @iter: @base's data as it was at map time.
  * @sector: target-relative sector of @base, in 512-byte sectors.
+ * @submitter: the task that mapped @base; compared, never dereferenced.
  * @orig_end_io: read: @base's completion, restored when the read is done.
  * @orig_private: read: @base's bi_private, restored with @orig_end_io.
  * @out: write: the ciphertext bio.
@@ -346,6 +354,7 @@ struct veil_io {
 	struct bio *base;
 	struct bvec_iter iter;
 	sector_t sector;
+	struct task_struct *submitter;
 	bio_end_io_t *orig_end_io;
 	void *orig_private;
 	struct bio *out;
@@ -440,9 +449,9 @@ void veil_job_run(struct veil_io *io, enum veil_where where, bool atomic);
 int veil_helpers_init(struct dm_target *ti, struct veil_c *vc);
 void veil_helpers_exit(struct veil_c *vc);
 bool veil_may_fanout(struct veil_c *vc, enum veil_job_kind kind);
-bool veil_helpers_available(struct veil_c *vc, bool others, bool here);
-unsigned int veil_helpers_offer(struct veil_io *io, unsigned int max,
-				bool others, bool here);
+unsigned int veil_helpers_wanted(struct veil_io *io, bool runner);
+bool veil_helpers_available(struct veil_c *vc);
+unsigned int veil_helpers_offer(struct veil_io *io, unsigned int max);
 
 /* veil-keystream.c */
 bool veil_ks_start(struct veil_io *io);
@@ -454,6 +463,7 @@ void veil_ks_free(struct veil_io *io);
 int veil_io_init(struct dm_target *ti, struct veil_c *vc);
 void veil_io_exit(struct veil_c *vc);
 int veil_io_map(struct veil_c *vc, struct bio *bio, sector_t sector);
+bool veil_io_in_submitter(const struct veil_io *io);
 void veil_io_finish(struct veil_io *io);
 void veil_io_resume(struct veil_io *io);
 

@@ -2,39 +2,41 @@
 /*
  * dm-veil helpers: running chunks of listed jobs on other CPUs.
  *
- * Each CPU has one helper per target: a work item on the per-CPU helper
- * queue and a cipher request of its own. A helper takes chunks of any
- * listed job until the list is empty, then leaves. Rules:
+ * A target has one helper per possible CPU: a work item with a cipher
+ * request of its own. A helper takes chunks of any listed job until the
+ * list is empty, then leaves. Rules:
  *
  * - A job never waits for a helper (veil-job.c): the helper is an offer.
  *   Its runner takes every chunk that no helper has claimed.
- * - A helper is queued on a CPU only if the CPU is online, not isolated
- *   (isolcpus/nohz_full: housekeeping for domains and workqueues) and its
- *   helper has run since it was last queued. A CPU held by a real-time
- *   task, or otherwise too busy to run its last helper, gets no more.
- * - A helper already running takes new jobs without being queued again.
+ * - Helpers run on an unbound queue, as dm-crypt's kcryptd work: the
+ *   scheduler places them on idle CPUs, and a helper preempted in the
+ *   middle of a chunk (by a real-time task, or on a vCPU the host stopped)
+ *   migrates to another CPU instead of holding the chunk there. The queue
+ *   follows the workqueue code's unbound cpumask, which leaves out
+ *   isolated CPUs. With same_cpu_crypt the queue is per-CPU and the one
+ *   helper it may get (keystream-ahead, no fan-out) runs on the
+ *   submitting CPU, as that option asks.
+ * - A helper is queued only if it is idle. While some helper is queued and
+ *   not yet started, the CPUs are busy: jobs are not listed and run whole
+ *   on their runner, which keeps every bio on one CPU under a deep queue.
+ * - One bio wakes at most one helper per VEIL_WAKE_BYTES of its data, and
+ *   never more than it has chunks beyond its runner's: see below.
+ * - A running helper takes new jobs without being queued again.
  * - A helper waits for the cipher (async drivers) and, when it finishes a
  *   write, for the device to take it (submit_bio may sleep for a request
  *   tag, as any submitter): never for pages, veil's locks, or other work
  *   of any veil queue.
- * - A CPU that goes offline with its helper queued has it run elsewhere by
- *   the workqueue code; veil_helpers_exit() cancels helpers that never ran.
- *
- * Known limit: a helper preempted in the middle of a chunk by a real-time
- * task holds that chunk until it runs again, as any kernel thread bound to
- * that CPU would; real-time throttling (the default) bounds the delay.
  */
 #include <linux/cpumask.h>
 #include <linux/percpu.h>
-#include <linux/sched/isolation.h>
 #include <linux/slab.h>
 
 #include "dm-veil.h"
 
 /**
- * enum veil_helper_state - where a CPU's helper is
+ * enum veil_helper_state - where a helper is
  * @VEIL_HELPER_IDLE: not queued, not running: may be queued.
- * @VEIL_HELPER_QUEUED: queued and not started yet: its CPU is busy.
+ * @VEIL_HELPER_QUEUED: queued and not started yet: the CPUs are busy.
  * @VEIL_HELPER_RUNNING: taking chunks; sees newly listed jobs.
  */
 enum veil_helper_state {
@@ -63,75 +65,43 @@ bool veil_may_fanout(struct veil_c *vc, enum veil_job_kind kind)
 	return num_online_cpus() > 1;
 }
 
-static bool veil_cpu_usable(int cpu)
-{
-	return cpu_online(cpu) && housekeeping_cpu(cpu, HK_TYPE_DOMAIN) &&
-	       housekeeping_cpu(cpu, HK_TYPE_WQ);
-}
-
-/* The online CPU after @cpu, wrapping around. */
-static int veil_next_cpu(int cpu)
-{
-	cpu = cpumask_next(cpu, cpu_online_mask);
-	return cpu < nr_cpu_ids ? cpu : cpumask_first(cpu_online_mask);
-}
-
-/*
- * Call @fn for each CPU whose helper may take work, up to @max of them:
- * the other CPUs if @others, then this CPU if @here and no other was found.
- * Returns how many there were.
- */
-static unsigned int veil_helpers_each(struct veil_c *vc, unsigned int max,
-				      bool others, bool here,
-				      bool (*fn)(struct veil_helper *h, int cpu))
-{
-	int this_cpu = raw_smp_processor_id(), cpu;
-	unsigned int n = 0, step = 0;
-	struct veil_helper *h;
-
-	/*
-	 * Preemptible: this_cpu may go offline under the walk, which then
-	 * never meets it again; one round at most.
-	 */
-	for (cpu = veil_next_cpu(this_cpu);
-	     others && n < max && cpu != this_cpu && step++ < nr_cpu_ids;
-	     cpu = veil_next_cpu(cpu)) {
-		h = per_cpu_ptr(vc->helpers, cpu);
-		if (veil_cpu_usable(cpu) && fn(h, cpu))
-			n++;
-	}
-	if (!n && here && max && veil_cpu_usable(this_cpu) &&
-	    fn(per_cpu_ptr(vc->helpers, this_cpu), this_cpu))
-		n++;
-	return n;
-}
-
-static bool veil_helper_free(struct veil_helper *h, int cpu)
-{
-	return atomic_read(&h->state) != VEIL_HELPER_QUEUED;
-}
-
 /**
- * veil_helpers_available() - whether any helper could take a job now
- * @vc: the target.
- * @others: look at the other CPUs.
- * @here: look at this CPU if no other has a helper free.
+ * veil_helpers_wanted() - how many helpers a job of @bytes may wake
+ * @io: a planned job.
+ * @runner: the job has a runner that takes chunks too (not a keystream
+ *	job, whose submitter waits for the device meanwhile).
  *
- * Advisory: the answer may change at once.
+ * A wake-up and the claims that follow cost a few microseconds; on a CPU
+ * with AES instructions that is the cipher time of several KiB. A helper
+ * is worth waking only for at least VEIL_WAKE_BYTES of work: a 64 KiB bio
+ * wakes at most two, a 1 MiB bio at most one per other online CPU. A
+ * keystream job may wake one helper whatever its size: its submitter
+ * sleeps until the device completes, and nobody else makes the keystream.
  *
- * Return: true if some helper is idle or running.
+ * Return: the most helpers the job may wake.
  */
-bool veil_helpers_available(struct veil_c *vc, bool others, bool here)
+unsigned int veil_helpers_wanted(struct veil_io *io, bool runner)
 {
-	return veil_helpers_each(vc, 1, others, here, veil_helper_free);
+	unsigned int n = io->iter.bi_size / VEIL_WAKE_BYTES;
+	unsigned int cpus = num_online_cpus();
+
+	if (runner)
+		return min3(n, io->nr_chunks - 1, cpus - 1);
+	return min3(max(n, 1U), io->nr_chunks, cpus);
 }
 
-static bool veil_helper_queue(struct veil_helper *h, int cpu)
+static bool veil_helper_queue(struct veil_c *vc, struct veil_helper *h)
 {
 	switch (atomic_cmpxchg(&h->state, VEIL_HELPER_IDLE,
 			       VEIL_HELPER_QUEUED)) {
 	case VEIL_HELPER_IDLE:
-		queue_work_on(cpu, h->vc->helper_wq, &h->work);
+		atomic_inc(&vc->helpers_queued);
+		if (test_bit(VEIL_SAME_CPU, &vc->flags))
+			queue_work_on(raw_smp_processor_id(), vc->helper_wq,
+				      &h->work);
+		else
+			queue_work(vc->helper_wq, &h->work);
+		this_cpu_inc(vc->stats->helpers_woken);
 		return true;
 	case VEIL_HELPER_RUNNING:
 		return true;
@@ -141,29 +111,41 @@ static bool veil_helper_queue(struct veil_helper *h, int cpu)
 }
 
 /**
+ * veil_helpers_available() - whether a helper could take a job now
+ * @vc: the target.
+ *
+ * Advisory: the answer may change at once.
+ *
+ * Return: true if no helper waits to be started.
+ */
+bool veil_helpers_available(struct veil_c *vc)
+{
+	return !atomic_read(&vc->helpers_queued);
+}
+
+/**
  * veil_helpers_offer() - list a job for helpers and wake them
  * @io: a planned job, held by its runner or its read.
- * @max: most helpers wanted.
- * @others: helpers of the other CPUs may come.
- * @here: this CPU's helper may come if no other one can.
+ * @max: most helpers wanted (veil_helpers_wanted()).
  *
- * The job is listed only if some helper can come; then idle helpers are
- * queued and running ones will find it.
+ * The job is listed only if veil_helpers_available(); then idle helpers
+ * are queued, up to @max with those found running.
  *
  * Return: how many helpers were queued or found running.
  */
-unsigned int veil_helpers_offer(struct veil_io *io, unsigned int max,
-				bool others, bool here)
+unsigned int veil_helpers_offer(struct veil_io *io, unsigned int max)
 {
 	struct veil_c *vc = io->vc;
-	unsigned int n;
+	unsigned int i, n = 0;
 
-	if (!veil_helpers_each(vc, 1, others, here, veil_helper_free))
+	if (!max || !veil_helpers_available(vc))
 		return 0;
 	veil_job_list(io);
 	/* Listed before a helper's state is read; pairs with veil_helper_work(). */
 	smp_mb();
-	n = veil_helpers_each(vc, max, others, here, veil_helper_queue);
+	for (i = 0; i < vc->nr_helpers && n < max; i++)
+		if (veil_helper_queue(vc, &vc->helpers[i]))
+			n++;
 	this_cpu_inc(vc->stats->fanout);
 	return n;
 }
@@ -176,6 +158,7 @@ static void veil_helper_work(struct work_struct *work)
 	unsigned int idx;
 
 	atomic_set(&h->state, VEIL_HELPER_RUNNING);
+	atomic_dec(&vc->helpers_queued);
 	for (;;) {
 		while ((io = veil_job_claim_listed(vc, &idx))) {
 			veil_job_run_chunk(io, h->req, idx, 0, VEIL_IN_HELPER,
@@ -206,19 +189,22 @@ int veil_helpers_init(struct dm_target *ti, struct veil_c *vc)
 {
 	size_t size = sizeof(struct veil_req) + crypto_skcipher_reqsize(vc->tfm);
 	struct veil_helper *h;
-	int cpu;
+	unsigned int i;
 
-	vc->helpers = alloc_percpu(struct veil_helper);
+	atomic_set(&vc->helpers_queued, 0);
+	vc->helpers = kcalloc(num_possible_cpus(), sizeof(*vc->helpers),
+			      GFP_KERNEL);
 	if (!vc->helpers)
 		goto nomem;
-	for_each_possible_cpu(cpu) {
-		h = per_cpu_ptr(vc->helpers, cpu);
+	for (i = 0; i < num_possible_cpus(); i++) {
+		h = &vc->helpers[i];
 		h->vc = vc;
 		INIT_WORK(&h->work, veil_helper_work);
 		atomic_set(&h->state, VEIL_HELPER_IDLE);
-		h->req = kzalloc_node(size, GFP_KERNEL, cpu_to_node(cpu));
+		h->req = kzalloc(size, GFP_KERNEL);
 		if (!h->req)
 			goto nomem;
+		vc->nr_helpers++;
 	}
 	return 0;
 nomem:
@@ -230,22 +216,19 @@ nomem:
  * veil_helpers_exit() - stop and free the helpers
  * @vc: the target instance; no I/O may be in flight.
  *
- * A helper still queued on a CPU that never ran it is cancelled, so that
- * removing the device does not wait for that CPU.
+ * A helper still queued is cancelled; one running finishes first (it
+ * holds no chunk once no I/O is in flight, and may run on any CPU).
  */
 void veil_helpers_exit(struct veil_c *vc)
 {
-	struct veil_helper *h;
-	int cpu;
+	unsigned int i;
 
 	if (!vc->helpers)
 		return;
-	for_each_possible_cpu(cpu) {
-		h = per_cpu_ptr(vc->helpers, cpu);
-		if (h->vc)
-			cancel_work_sync(&h->work);
-		kfree_sensitive(h->req);
+	for (i = 0; i < vc->nr_helpers; i++) {
+		cancel_work_sync(&vc->helpers[i].work);
+		kfree_sensitive(vc->helpers[i].req);
 	}
-	free_percpu(vc->helpers);
+	kfree(vc->helpers);
 	vc->helpers = NULL;
 }

@@ -11,12 +11,15 @@
  * put that finishes the job submits the ciphertext; its completion frees
  * the pages and ends the bio.
  *
- * Reads: dm submits the bio. A completion that runs in a task (a ramdisk
- * completes in the submitter, loop in its worker) decrypts there, as a
- * write encrypts in veil_map(), and offers chunks of a large read to
- * helpers. A completion in interrupt context starts the job on the crypt
- * queue instead (unbound; per-CPU on the completing CPU with
- * same_cpu_crypt), whose runner offers chunks the same way. With
+ * Reads: dm submits the bio. A completion that runs in the submitter's
+ * own submit_bio (a ramdisk, a driver that completes inline) decrypts
+ * there, as a write encrypts in veil_map(), and offers chunks of a large
+ * read to helpers: the submitter pays for its own read. Any other
+ * completion (an interrupt, softirq, a threaded IRQ handler, loop's, nbd's
+ * or md's worker, kintegrityd) starts the job on the crypt queue instead
+ * (unbound; per-CPU on the completing CPU with same_cpu_crypt), whose
+ * runner offers chunks the same way: no cipher time is taken from another
+ * driver's thread. With
  * no_read_workqueue every read decrypts in its completion, without
  * helpers, and one that completes in hard IRQ or with interrupts off in
  * softirq right after it (veil-bh.c), as 6.12's dm-crypt does. An async cipher
@@ -28,8 +31,8 @@
  * - crypt_wq (WQ_MEM_RECLAIM, unbound or per-CPU): reads' runners and
  *   resumed async chunks; waits for the cipher, and for the device to
  *   take a write that a resumed chunk finished (submit_bio).
- * - helper_wq (WQ_MEM_RECLAIM, per-CPU, CPU_INTENSIVE): helpers; waits
- *   for the cipher and for submit_bio, as crypt_wq.
+ * - helper_wq (WQ_MEM_RECLAIM, unbound; per-CPU with same_cpu_crypt):
+ *   helpers; waits for the cipher and for submit_bio, as crypt_wq.
  * - page_wait_wq (WQ_MEM_RECLAIM, ordered): writes that wait for pages,
  *   one at a time; pages come back from the device's write completions.
  * No item waits for another item of any veil queue, and no bio waits for
@@ -51,6 +54,24 @@ static void veil_write_end_io(struct bio *out)
 	veil_pages_free(io->vc, out);
 	this_cpu_inc(io->vc->stats->reqs[VEIL_ENCRYPT]);
 	bio_endio(base);
+}
+
+/**
+ * veil_io_in_submitter() - whether a read completes in its submitter's
+ *	own submit_bio
+ * @io: the read.
+ *
+ * True in the task that mapped the bio while it is still inside
+ * submit_bio (which sets current->bio_list), with interrupts on: a ramdisk
+ * or a driver that completes inline. There the cipher work is the
+ * submitter's own. False in any other driver's context.
+ *
+ * Return: true if the completion may run the cipher where it is.
+ */
+bool veil_io_in_submitter(const struct veil_io *io)
+{
+	return in_task() && !irqs_disabled() && current->bio_list &&
+	       current == io->submitter;
 }
 
 /**
@@ -114,8 +135,7 @@ static void veil_write_start(struct veil_io *io, enum veil_where where)
 	io->out->bi_iter.bi_sector = vc->start + io->sector;
 	io->out->bi_ioprio = io->base->bi_ioprio;
 	veil_job_plan(io, VEIL_JOB_WRITE, veil_may_fanout(vc, VEIL_JOB_WRITE));
-	if (io->nr_chunks > 1)
-		veil_helpers_offer(io, io->nr_chunks - 1, true, false);
+	veil_helpers_offer(io, veil_helpers_wanted(io, true));
 	veil_job_run(io, where, false);
 }
 
@@ -152,8 +172,7 @@ static void veil_read_start(struct veil_io *io, enum veil_where where,
 	struct veil_c *vc = io->vc;
 
 	veil_job_plan(io, VEIL_JOB_READ, veil_may_fanout(vc, VEIL_JOB_READ));
-	if (io->nr_chunks > 1)
-		veil_helpers_offer(io, io->nr_chunks - 1, true, false);
+	veil_helpers_offer(io, veil_helpers_wanted(io, true));
 	veil_job_run(io, where, atomic);
 }
 
@@ -185,14 +204,17 @@ static void veil_read_end_io(struct bio *bio)
 	/*
 	 * Hard IRQ: the cipher is not usable there and the work is too long;
 	 * interrupts off: completions from the idle task. dm-crypt's rules.
-	 * The completion may hold locks: it never sleeps (atomic).
+	 * no_read_workqueue asks for the cipher in any other completion. By
+	 * default only the submitter's own completion runs it. The
+	 * completion may hold locks: it never sleeps (atomic).
 	 */
 	if (in_hardirq() || irqs_disabled()) {
 		if (test_bit(VEIL_NO_READ_WQ, &vc->flags)) {
 			veil_bh_defer(io, veil_read_bh);
 			return;
 		}
-	} else if (in_task() || test_bit(VEIL_NO_READ_WQ, &vc->flags)) {
+	} else if (test_bit(VEIL_NO_READ_WQ, &vc->flags) ||
+		   veil_io_in_submitter(io)) {
 		/* Helpers only where fan-out is allowed (not no_read_wq). */
 		veil_read_start(io, VEIL_IN_ENDIO, true);
 		return;
@@ -244,6 +266,7 @@ int veil_io_map(struct veil_c *vc, struct bio *bio, sector_t sector)
 	io->ks_pages = NULL;
 	io->iter = bio->bi_iter;
 	io->sector = sector;
+	io->submitter = current;
 
 	if (bio_data_dir(bio) == READ)
 		return veil_map_read(io);
@@ -284,16 +307,15 @@ int veil_io_init(struct dm_target *ti, struct veil_c *vc)
 	 * All three are on the writeback path, hence WQ_MEM_RECLAIM. The
 	 * crypt queue is unbound, as dm-crypt's, so that a read's decryption
 	 * runs on whichever CPU is free; with same_cpu_crypt it is per-CPU
-	 * and runs on the CPU that completed the read. Helpers are per-CPU:
-	 * each is queued on the CPU chosen for it. The page-wait queue is
-	 * ordered: one writer waits for pages at a time.
+	 * and runs on the CPU that completed the read. Helpers are unbound
+	 * too, so that one preempted in a chunk moves to another CPU; per-CPU
+	 * with same_cpu_crypt. The page-wait queue is ordered: one writer
+	 * waits for pages at a time.
 	 */
 	if (!test_bit(VEIL_SAME_CPU, &vc->flags))
 		crypt_flags = WQ_MEM_RECLAIM | WQ_UNBOUND;
 	vc->crypt_wq = alloc_workqueue("kveild_crypt/%s", crypt_flags, 0, name);
-	vc->helper_wq = alloc_workqueue("kveild_help/%s",
-					WQ_MEM_RECLAIM | WQ_CPU_INTENSIVE, 0,
-					name);
+	vc->helper_wq = alloc_workqueue("kveild_help/%s", crypt_flags, 0, name);
 	vc->page_wait_wq = alloc_ordered_workqueue("kveild_wait/%s",
 						   WQ_MEM_RECLAIM, name);
 	if (!vc->crypt_wq || !vc->helper_wq || !vc->page_wait_wq) {

@@ -13,13 +13,18 @@
  * barrier, look at the other" so that one of them always sees the other.
  *
  * The job's hold belongs to the device read: its completion sweeps the
- * ready chunks, runs what nobody claimed, and drops the hold. The XOR and
- * any decryption leave hard-IRQ context for softirq on the same CPU
- * (veil-bh.c). Chunks nobody claimed are decrypted there, or in the
- * completion itself when that is not a hard IRQ, if the read is at most
- * VEIL_KS_FINISH_INLINE_MAX bytes; those of a larger read go to the job's
- * runner on the crypt queue. (no_read_workqueue reads have no keystream
- * job.)
+ * ready chunks, runs what nobody claimed, and drops the hold. The XOR
+ * (keystream_ahead_max bytes at most, no cipher) runs in the completion,
+ * or in softirq on the same CPU after a hard-IRQ completion (veil-bh.c).
+ * Chunks nobody claimed need the cipher: the completion decrypts them
+ * only in the submitter's own submit_bio (veil_io_in_submitter()) and for
+ * a read of at most VEIL_KS_FINISH_INLINE_MAX bytes; otherwise the job's
+ * runner on the crypt queue XORs and decrypts. (no_read_workqueue reads
+ * have no keystream job.)
+ *
+ * Keystream decrypts every version of the sectors it covers, as the key
+ * does: its pages are cleared before they are given back, so none
+ * outlives its read (and "key wipe" leaves none in memory).
  *
  * Keystream pages come from the stash of free pages or the page allocator
  * without waiting, never from the write reserve (veil-pages.c), and count
@@ -29,12 +34,13 @@
 #include <linux/bio.h>
 #include <linux/bitmap.h>
 #include <linux/gfp.h>
+#include <linux/highmem.h>
 #include <linux/slab.h>
 
 #include "dm-veil.h"
 
 /**
- * veil_ks_free() - give back a keystream read's pages
+ * veil_ks_free() - clear and give back a keystream read's pages
  * @io: the job, finished or never started.
  */
 void veil_ks_free(struct veil_io *io)
@@ -44,9 +50,12 @@ void veil_ks_free(struct veil_io *io)
 
 	if (!io->ks_pages)
 		return;
-	for (i = 0; i < nr; i++)
-		if (io->ks_pages[i])
-			list_add_tail(&io->ks_pages[i]->lru, &pages);
+	for (i = 0; i < nr; i++) {
+		if (!io->ks_pages[i])
+			continue;
+		clear_highpage(io->ks_pages[i]);
+		list_add_tail(&io->ks_pages[i]->lru, &pages);
+	}
 	veil_pages_put(io->vc, &pages);
 	kfree(io->ks_pages);
 	io->ks_pages = NULL;
@@ -80,9 +89,8 @@ static bool veil_ks_alloc(struct veil_io *io)
  * veil_ks_start() - start computing a CTR read's keystream
  * @io: a read of at most keystream_ahead_max bytes, not yet submitted.
  *
- * Helpers go to other idle CPUs; where fan-out is not allowed, or no other
- * CPU is idle, to this CPU's helper, which runs once the submitter waits
- * for the device.
+ * Helpers are woken as veil_helpers_wanted() allows; where fan-out is not
+ * allowed the job is one chunk for one helper.
  *
  * Return: true if the read is now a keystream job, false for a plain read.
  */
@@ -91,14 +99,14 @@ bool veil_ks_start(struct veil_io *io)
 	struct veil_c *vc = io->vc;
 	bool spread = veil_may_fanout(vc, VEIL_JOB_KEYSTREAM);
 
-	if (!veil_helpers_available(vc, spread, true) || !veil_ks_alloc(io)) {
+	if (!veil_helpers_available(vc) || !veil_ks_alloc(io)) {
 		this_cpu_inc(vc->stats->ahead_skip);
 		return false;
 	}
 	veil_job_plan(io, VEIL_JOB_KEYSTREAM, spread);
 	io->read_done = false;
 	bitmap_zero(io->ks_ready, io->nr_chunks);
-	veil_helpers_offer(io, io->nr_chunks, spread, true);
+	veil_helpers_offer(io, veil_helpers_wanted(io, false));
 	return true;
 }
 
@@ -160,10 +168,10 @@ static void veil_ks_runner_work(struct work_struct *work)
  * @status: the read's status.
  *
  * Called from the read's completion, in any context. The ready chunks are
- * XORed, and those nobody claimed decrypted, here or in softirq right after
- * a hard-IRQ completion (veil-bh.c); the job's runner on the crypt queue
- * does both instead when chunks are left to decrypt of a read larger than
- * VEIL_KS_FINISH_INLINE_MAX.
+ * XORed here, or in softirq right after a hard-IRQ completion
+ * (veil-bh.c). Chunks nobody claimed are decrypted here too in the
+ * submitter's own submit_bio for a read up to VEIL_KS_FINISH_INLINE_MAX;
+ * otherwise the job's runner on the crypt queue does both.
  */
 void veil_ks_read_done(struct veil_io *io, blk_status_t status)
 {
@@ -185,7 +193,8 @@ void veil_ks_read_done(struct veil_io *io, blk_status_t status)
 	else
 		this_cpu_inc(vc->stats->ahead_miss);
 
-	if (!claimed && io->iter.bi_size > VEIL_KS_FINISH_INLINE_MAX) {
+	if (!claimed && (io->iter.bi_size > VEIL_KS_FINISH_INLINE_MAX ||
+			 !veil_io_in_submitter(io))) {
 		INIT_WORK(&io->work, veil_ks_runner_work);
 		queue_work(vc->crypt_wq, &io->work);
 		return;

@@ -69,6 +69,7 @@ unsigned int veil_stats_emit(struct veil_c *vc, char *result,
 		for (i = 0; i < VEIL_NR_WHERE; i++)
 			sum.where[i] += s->where[i];
 		sum.fanout += s->fanout;
+		sum.helpers_woken += s->helpers_woken;
 		sum.ahead_hit += s->ahead_hit;
 		sum.ahead_miss += s->ahead_miss;
 		sum.ahead_skip += s->ahead_skip;
@@ -80,8 +81,9 @@ unsigned int veil_stats_emit(struct veil_c *vc, char *result,
 	       sum.bytes[VEIL_DECRYPT], sum.bytes[VEIL_ENCRYPT]);
 	DMEMIT(" cipher_ns_decrypt=%llu cipher_ns_encrypt=%llu",
 	       sum.cipher_ns[VEIL_DECRYPT], sum.cipher_ns[VEIL_ENCRYPT]);
-	DMEMIT(" fanout=%llu keystream_hit=%llu keystream_miss=%llu keystream_skip=%llu",
-	       sum.fanout, sum.ahead_hit, sum.ahead_miss, sum.ahead_skip);
+	DMEMIT(" fanout=%llu helpers_woken=%llu", sum.fanout, sum.helpers_woken);
+	DMEMIT(" keystream_hit=%llu keystream_miss=%llu keystream_skip=%llu",
+	       sum.ahead_hit, sum.ahead_miss, sum.ahead_skip);
 	DMEMIT(" chunks_map=%llu chunks_endio=%llu chunks_queue=%llu chunks_helper=%llu",
 	       sum.where[VEIL_IN_MAP], sum.where[VEIL_IN_ENDIO],
 	       sum.where[VEIL_IN_QUEUE], sum.where[VEIL_IN_HELPER]);

@@ -128,13 +128,14 @@ static int veil_map(struct dm_target *ti, struct bio *bio)
 
 	/*
 	 * Flushes, discards and empty bios (an empty REQ_FUA write) carry no
-	 * data to transform. A flush covers the writes completed before it,
+	 * data to transform. Empty means no bytes: bio_sectors() rounds a
+	 * short bio down to none. A flush covers the writes completed before it,
 	 * and a veil write completes only after its ciphertext did: passing
 	 * the flush on is enough. A discard is ordered against writes only by
 	 * the caller's own flushes.
 	 */
 	if (unlikely(bio->bi_opf & REQ_PREFLUSH ||
-		     bio_op(bio) == REQ_OP_DISCARD || !bio_sectors(bio))) {
+		     bio_op(bio) == REQ_OP_DISCARD || !bio->bi_iter.bi_size)) {
 		bio_set_dev(bio, vc->dev->bdev);
 		if (bio_sectors(bio))
 			bio->bi_iter.bi_sector = vc->start + sector;
@@ -151,8 +152,13 @@ static int veil_map(struct dm_target *ti, struct bio *bio)
 		dm_accept_partial_bio(bio, (BIO_MAX_VECS << PAGE_SHIFT) >>
 				      SECTOR_SHIFT);
 
-	if (unlikely((sector | bio_sectors(bio)) &
-		     ((vc->sector_size >> SECTOR_SHIFT) - 1)))
+	/*
+	 * Whole encryption sectors only, in bytes as dm-crypt checks: a part
+	 * of a sector can be neither encrypted nor decrypted. (The dm core
+	 * already cuts a bio to whole 512-byte sectors: docs/table-line.md.)
+	 */
+	if (unlikely((sector & ((vc->sector_size >> SECTOR_SHIFT) - 1)) ||
+		     (bio->bi_iter.bi_size & (vc->sector_size - 1))))
 		return DM_MAPIO_KILL;
 
 	return veil_io_map(vc, bio, sector);
@@ -332,7 +338,7 @@ static void veil_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type veil_target = {
 	.name = "veil",
-	.version = { 1, 2, 0 },
+	.version = { 1, 3, 0 },
 	.module = THIS_MODULE,
 	.ctr = veil_ctr,
 	.dtr = veil_dtr,
