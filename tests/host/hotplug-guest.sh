@@ -48,6 +48,15 @@ for spec in "aes-xts-plain64 $(randhex 64)" "aes-ctr-plain64 $(randhex 32)"; do
 	info "${spec%% *}: $(cat "$WORK/rounds") hotplug rounds during fio"
 	[ "$(cat "$WORK/rounds")" -ge 3 ] || fail "only $(cat "$WORK/rounds") hotplug rounds"
 	dmsetup status vt
+	# The wake rule (veil-helpers.c): one helper per 32 KiB of a bio, and
+	# a keystream read may wake one whatever its size.
+	woken=$(status_field vt helpers_woken)
+	bound=$((($(status_field vt bytes_encrypted) + $(status_field vt bytes_decrypted)) / 32768 +
+		 $(status_field vt keystream_hit) + $(status_field vt keystream_miss)))
+	info "${spec%% *}: helpers_woken=$woken, at most $bound by the rule"
+	[ "$woken" -le "$bound" ] || fail "${spec%% *}: $woken helpers woken, the rule allows $bound"
+	bios=$(($(status_field vt reads) + $(status_field vt writes)))
+	[ "$woken" -le $((bios * 3)) ] || fail "${spec%% *}: $woken helpers woken for $bios bios, more than 3 each"
 	dm_remove vt
 done
 bad=$(kmsg_bad) && fail "kernel log: $bad"
