@@ -225,8 +225,10 @@ def main():
             targets = [t for t in TARGETS if any(k[:2] == (cpus, dev) and k[3] == t for k in runs)]
             if not targets:
                 continue
-            desc = "brd ramdisk, aes-xts-plain64" if dev == "brd" else \
-                "null_blk, 100 µs completion delay, aes-ctr-plain64"
+            desc = {"brd": "brd ramdisk, aes-xts-plain64",
+                    "nullblk": "null_blk, 100 µs completion delay, aes-ctr-plain64",
+                    "async": "brd ramdisk, an async driver: "
+                             "capi:cryptd(xts(ecb(aes-generic)))-plain64"}.get(dev, dev)
             parts.append(f"## {desc}, {cpus} vCPU(s)\n")
             parts.append(table(runs, cpus, dev, targets))
             parts.append(f"\n![ratios {dev} {cpus} cpu]({plot_ratios(runs, res, cpus, dev)})\n")

@@ -185,8 +185,16 @@ struct veil_stats {
 	u64 page_waits;
 };
 
+/* Most requests a sleeping context keeps in flight with an async driver. */
+#define VEIL_ASYNC_DEPTH		32
+
+struct veil_c;
+struct veil_window;
+
 /**
  * struct veil_req - a cipher request with what it points to
+ * @vc: the target (a request from its pool goes back there).
+ * @window: the sleeping context's requests in flight (veil-crypt.c).
  * @sg_in: source of @req.
  * @sg_out: destination of @req (unused when decrypting in place).
  * @iv: IV buffer of @req.
@@ -196,13 +204,13 @@ struct veil_stats {
  * queued @req returned: they live here, never on the caller's stack.
  */
 struct veil_req {
+	struct veil_c *vc;
+	struct veil_window *window;
 	struct scatterlist sg_in;
 	struct scatterlist sg_out;
 	u8 iv[VEIL_MAX_IV_SIZE] __aligned(sizeof(u64));
 	struct skcipher_request req;
 };
-
-struct veil_c;
 
 /**
  * struct veil_helper - one helper of one target
@@ -240,6 +248,8 @@ struct veil_helper {
  * @running: resumed: I/O may run, key messages are refused.
  * @page_pool: reserve of ciphertext pages for writes.
  * @bs: bios that carry ciphertext to @dev.
+ * @req_pool: cipher requests of sleeping contexts beyond their own, for
+ *	an async driver; set up only when the transform is async.
  * @page_wait_lock: held by the one writer that may wait on @page_pool.
  * @pages_in_flight: ciphertext and keystream pages held by this target.
  * @page_waiters: writers waiting for pages; others take none meanwhile.
@@ -282,6 +292,7 @@ struct veil_c {
 
 	mempool_t page_pool;
 	struct bio_set bs;
+	mempool_t req_pool;
 	struct mutex page_wait_lock;	/* the one writer that may wait */
 	atomic_t pages_in_flight;
 	atomic_t page_waiters;

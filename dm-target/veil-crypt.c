@@ -5,11 +5,18 @@
  * keystream is ready.
  *
  * Every encryption sector is one cipher request with its own IV. A caller
- * that may sleep waits for async drivers (-EINPROGRESS, or -EBUSY once
- * backlogged). An atomic caller (a read's completion) never waits: when a
- * driver goes async, the chunk stops there and veil_io_resume() finishes it
- * from a queue once the driver calls back; when a driver's queue is full
- * (-ENOSPC without a backlog), the chunk goes on from the queue at once.
+ * that may sleep keeps up to VEIL_ASYNC_DEPTH requests in flight with an
+ * async driver (a window): its own request first; once the driver takes
+ * that one asynchronously, the next ones come from the target's request
+ * mempool, and the caller waits for the whole window when it is full, when
+ * the driver backlogs a request (-EBUSY: its queue is full, so the window
+ * ends there, as dm-crypt treats -EBUSY) and at the end of the chunk. A
+ * driver that completes at once (a sync cipher, or x86's AES-NI glue in a
+ * task) never takes a request from the mempool. An atomic caller (a read's
+ * completion) never waits: when a driver goes async, the chunk stops there
+ * and veil_io_resume() finishes it from a queue once the driver calls
+ * back; when a driver's queue is full (-ENOSPC without a backlog), the
+ * chunk goes on from the queue at once.
  * The time inside each cipher call is read from local_clock(), the cheap
  * per-CPU clock, and summed per CPU.
  */
@@ -60,29 +67,134 @@ static void veil_crypt_async_done(veil_crypto_done_arg arg, int err)
 	veil_io_resume(io);
 }
 
-/* Decrypt @r's sg_in in place, or encrypt it into sg_out. */
+/**
+ * struct veil_window - a sleeping caller's requests in flight
+ * @own: the caller's own request.
+ * @own_busy: @own is in flight: the next requests come from the mempool.
+ * @inflight: requests in flight, plus one held by the caller while it
+ *	submits; the callback that drops it to zero completes @drained.
+ * @err: the first error a request finished with.
+ * @drained: every request of the window finished.
+ *
+ * Lives on the caller's stack: the caller waits for @drained before it
+ * returns (a completion is safe to wait for on the stack).
+ */
+struct veil_window {
+	struct veil_req *own;
+	bool own_busy;
+	atomic_t inflight;
+	int err;
+	struct completion drained;
+};
+
+static void veil_window_init(struct veil_window *w, struct veil_req *own)
+{
+	w->own = own;
+	w->own_busy = false;
+	atomic_set(&w->inflight, 1);
+	w->err = 0;
+	init_completion(&w->drained);
+}
+
+/* Wait for every request of @w; returns the first error among them. */
+static int veil_window_drain(struct veil_window *w)
+{
+	if (!atomic_dec_and_test(&w->inflight))
+		wait_for_completion(&w->drained);
+	reinit_completion(&w->drained);
+	atomic_set(&w->inflight, 1);
+	w->own_busy = false;
+	return READ_ONCE(w->err);
+}
+
+static void veil_window_put(struct veil_c *vc, struct veil_window *w,
+			    struct veil_req *r)
+{
+	if (r != w->own)
+		mempool_free(r, &vc->req_pool);
+}
+
+/* A request of a window finished asynchronously. */
+static void veil_window_done(veil_crypto_done_arg arg, int err)
+{
+	struct veil_req *r = veil_crypto_done_data(arg);
+	struct veil_window *w = r->window;
+
+	/* Taken out of the driver's backlog: it finishes later. */
+	if (err == -EINPROGRESS)
+		return;
+	if (err)
+		cmpxchg(&w->err, 0, err);
+	veil_window_put(r->vc, w, r);
+	if (atomic_dec_and_test(&w->inflight))
+		complete(&w->drained);
+}
+
+/* The request for the next sector: the caller's own, or one from the pool. */
+static struct veil_req *veil_window_req(struct veil_c *vc,
+					struct veil_window *w)
+{
+	struct veil_req *r;
+
+	if (!w->own_busy)
+		return w->own;
+	r = mempool_alloc(&vc->req_pool, GFP_NOIO);
+	r->vc = vc;
+	return r;
+}
+
+/*
+ * Submit @r in @w. Returns 0 when the driver finished it or took it
+ * asynchronously, or its error; sets *@drain when the window must drain
+ * before the next request (the driver backlogged @r).
+ */
+static int veil_window_submit(struct veil_c *vc, struct veil_window *w,
+			      struct veil_req *r, bool encrypt, bool *drain)
+{
+	struct skcipher_request *req = &r->req;
+	int ret;
+
+	r->window = w;
+	skcipher_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG |
+				      CRYPTO_TFM_REQ_MAY_SLEEP,
+				      veil_window_done, r);
+	atomic_inc(&w->inflight);
+	ret = encrypt ? crypto_skcipher_encrypt(req) :
+			crypto_skcipher_decrypt(req);
+	if (ret == -EINPROGRESS || ret == -EBUSY) {
+		if (r == w->own)
+			w->own_busy = true;
+		*drain = ret == -EBUSY ||
+			 atomic_read(&w->inflight) > VEIL_ASYNC_DEPTH;
+		return 0;
+	}
+	atomic_dec(&w->inflight);
+	veil_window_put(vc, w, r);
+	return ret;
+}
+
+/*
+ * Set @r up for one sector and submit it: an atomic caller's to the
+ * driver with veil_crypt_async_done() as callback, a sleeping caller's in
+ * its window @w.
+ */
 static int veil_cipher(struct veil_io *io, struct veil_req *r,
-		       sector_t sector, bool encrypt, bool atomic)
+		       struct veil_window *w, sector_t sector, bool encrypt,
+		       bool *drain)
 {
 	struct veil_c *vc = io->vc;
 	struct skcipher_request *req = &r->req;
-	DECLARE_CRYPTO_WAIT(wait);
-	int ret;
 
 	veil_iv_gen(vc, r->iv, veil_iv_sector(vc, sector));
 	skcipher_request_set_tfm(req, vc->tfm);
-	if (atomic)
-		skcipher_request_set_callback(req, 0, veil_crypt_async_done, io);
-	else
-		skcipher_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG |
-					      CRYPTO_TFM_REQ_MAY_SLEEP,
-					      crypto_req_done, &wait);
 	skcipher_request_set_crypt(req, &r->sg_in,
 				   encrypt ? &r->sg_out : &r->sg_in,
 				   vc->sector_size, r->iv);
-	ret = encrypt ? crypto_skcipher_encrypt(req) :
-			crypto_skcipher_decrypt(req);
-	return atomic ? ret : crypto_wait_req(ret, &wait);
+	if (w)
+		return veil_window_submit(vc, w, r, encrypt, drain);
+	skcipher_request_set_callback(req, 0, veil_crypt_async_done, io);
+	return encrypt ? crypto_skcipher_encrypt(req) :
+			 crypto_skcipher_decrypt(req);
 }
 
 /* A page of the write ciphertext or the keystream at byte @pos of the bio. */
@@ -105,7 +217,9 @@ static void veil_out_sg(struct veil_io *io, enum veil_job_kind kind,
  *	a keystream job whose read has completed.
  * @done: in: bytes of the chunk already done; out: bytes done, counting a
  *	sector left in flight (-EINPROGRESS).
- * @atomic: the caller may not sleep; @r must then be &@io->req.
+ * @atomic: the caller may not sleep; @r must then be &@io->req. A caller
+ *	that may sleep keeps several requests in flight with an async
+ *	driver, @r first, and returns once all of them finished.
  *
  * Writes encrypt the bio's data into @io->out, reads decrypt it in place,
  * keystream chunks encrypt zeros into @io->ks_pages.
@@ -126,33 +240,44 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 	enum veil_dir dir = veil_crypt_dir(kind);
 	sector_t sector = io->sector + ((off + pos) >> SECTOR_SHIFT);
 	struct bvec_iter iter = io->iter;
+	struct veil_window window, *w = NULL;
 	unsigned int start = pos;
+	bool drain = false;
+	struct veil_req *q = r;
 	struct bio_vec in;
 	u64 t0, ns = 0;
-	int ret = 0;
+	int ret = 0, wret;
 
 	if (kind != VEIL_JOB_KEYSTREAM)
 		bio_advance_iter(io->base, &iter, off + pos);
 	this_cpu_inc(vc->stats->chunks);
+	if (!atomic) {
+		veil_window_init(&window, r);
+		w = &window;
+	}
 
 	for (; pos < len; pos += step) {
-		sg_init_table(&r->sg_in, 1);
-		sg_init_table(&r->sg_out, 1);
+		if (w)
+			q = veil_window_req(vc, w);
+		sg_init_table(&q->sg_in, 1);
+		sg_init_table(&q->sg_out, 1);
 		if (kind == VEIL_JOB_KEYSTREAM) {
-			sg_set_page(&r->sg_in, ZERO_PAGE(0), vc->sector_size, 0);
+			sg_set_page(&q->sg_in, ZERO_PAGE(0), vc->sector_size, 0);
 		} else {
 			in = bio_iter_iovec(io->base, iter);
 			/* dma_alignment keeps sectors whole within a page. */
 			if (unlikely(in.bv_len < vc->sector_size)) {
+				if (w)
+					veil_window_put(vc, w, q);
 				ret = -EIO;
 				break;
 			}
-			sg_set_page(&r->sg_in, in.bv_page, vc->sector_size,
+			sg_set_page(&q->sg_in, in.bv_page, vc->sector_size,
 				    in.bv_offset);
 			bio_advance_iter_single(io->base, &iter, vc->sector_size);
 		}
 		if (kind != VEIL_JOB_READ)
-			veil_out_sg(io, kind, off + pos, &r->sg_out);
+			veil_out_sg(io, kind, off + pos, &q->sg_out);
 
 		if (atomic) {
 			/* Where to go on if the driver completes it later. */
@@ -168,12 +293,16 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 			ns = 0;
 		}
 		t0 = local_clock();
-		ret = veil_cipher(io, r, sector, kind != VEIL_JOB_READ,
-				  atomic);
-		if (ret == -EINPROGRESS) {
+		ret = veil_cipher(io, q, w, sector, kind != VEIL_JOB_READ,
+				  &drain);
+		if (atomic && ret == -EINPROGRESS) {
 			/* Counted by veil_crypt_async_done(); @vc may be gone. */
 			*done = pos + step;
 			return ret;
+		}
+		if (drain) {
+			ret = veil_window_drain(w);
+			drain = false;
 		}
 		ns += local_clock() - t0;
 		/* Not queued: the resumed chunk does this sector again. */
@@ -184,6 +313,13 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 		sector += step >> SECTOR_SHIFT;
 	}
 
+	if (w) {
+		t0 = local_clock();
+		wret = veil_window_drain(w);
+		ns += local_clock() - t0;
+		if (!ret)
+			ret = wret;
+	}
 	*done = pos;
 	veil_crypt_count(vc, dir, pos - start, ns);
 	return ret;

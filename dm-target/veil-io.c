@@ -41,6 +41,7 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/interrupt.h>
+#include <crypto/skcipher.h>
 
 #include "dm-veil.h"
 
@@ -296,6 +297,16 @@ int veil_io_init(struct dm_target *ti, struct veil_c *vc)
 	ret = veil_pages_init(ti, vc);
 	if (ret)
 		return ret;
+	/* Windows of requests in flight need more than one per context. */
+	if (crypto_skcipher_alg(vc->tfm)->base.cra_flags & CRYPTO_ALG_ASYNC) {
+		ret = mempool_init_kmalloc_pool(&vc->req_pool, VEIL_ASYNC_DEPTH,
+						sizeof(struct veil_req) +
+						crypto_skcipher_reqsize(vc->tfm));
+		if (ret) {
+			ti->error = "Cannot allocate cipher request pool";
+			return ret;
+		}
+	}
 	ret = veil_helpers_init(ti, vc);
 	if (ret)
 		return ret;
@@ -339,5 +350,6 @@ void veil_io_exit(struct veil_c *vc)
 		destroy_workqueue(vc->helper_wq);
 	if (vc->crypt_wq)
 		destroy_workqueue(vc->crypt_wq);
+	mempool_exit(&vc->req_pool);
 	veil_pages_exit(vc);
 }

@@ -41,7 +41,7 @@ for ss in 512 4096; do
 		dm_create vv "0 2048 veil $spec 0 $LV 0$opts"
 		dm_create vc "0 2048 crypt $spec 0 $LC 0$opts"
 		for c in $cases; do
-			for op in write read; do
+			for op in read write; do
 				v=$(send vv $op ${c%:*} ${c#*:}) c2=$(send vc $op ${c%:*} ${c#*:})
 				info "$name: veil $v | crypt $c2"
 				[ -n "$v" ] && [ "${v#*: }" = "${c2#*: }" ] ||
