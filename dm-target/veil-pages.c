@@ -185,6 +185,12 @@ static bool veil_pages_count(struct veil_c *vc, unsigned int nr,
 	return true;
 }
 
+/* Whether @nr more pages fit under the cap now; counts nothing. */
+static bool veil_pages_fit(struct veil_c *vc, unsigned int nr)
+{
+	return atomic_read(&vc->pages_in_flight) + nr <= vc->pages_max;
+}
+
 /**
  * veil_pages_reserve() - count @nr pages against the cap, without waiting
  * @vc: the target.
@@ -342,7 +348,13 @@ struct bio *veil_pages_alloc(struct veil_io *io, bool may_wait)
 	this_cpu_inc(vc->stats->page_waits);
 	atomic_inc(&vc->page_waiters);
 	mutex_lock(&vc->page_wait_lock);
-	wait_event(vc->pages_freed, veil_pages_count(vc, nr, vc->pages_max));
+	/*
+	 * The wait's condition only looks; the count is taken outside it. A
+	 * reservation that began before page_waiters was raised may still
+	 * take what the wait saw free: then wait again.
+	 */
+	while (!veil_pages_count(vc, nr, vc->pages_max))
+		wait_event(vc->pages_freed, veil_pages_fit(vc, nr));
 	bio = veil_pages_fill(io, nr, GFP_NOIO);
 	mutex_unlock(&vc->page_wait_lock);
 	atomic_dec(&vc->page_waiters);
