@@ -66,10 +66,11 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 {
 	struct veil_c *vc = io->vc;
 	struct skcipher_request *req = &r->req;
+	u8 *iv = veil_req_iv(vc, r);
 	DECLARE_CRYPTO_WAIT(wait);
 	int ret;
 
-	veil_iv_gen(vc, r->iv, veil_iv_sector(vc, sector));
+	veil_iv_gen(vc, iv, veil_iv_sector(vc, sector));
 	skcipher_request_set_tfm(req, vc->tfm);
 	if (atomic)
 		skcipher_request_set_callback(req, 0, veil_crypt_async_done, io);
@@ -79,7 +80,7 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 					      crypto_req_done, &wait);
 	skcipher_request_set_crypt(req, &r->sg_in,
 				   encrypt ? &r->sg_out : &r->sg_in,
-				   vc->sector_size, r->iv);
+				   vc->sector_size, iv);
 	ret = encrypt ? crypto_skcipher_encrypt(req) :
 			crypto_skcipher_decrypt(req);
 	return atomic ? ret : crypto_wait_req(ret, &wait);
