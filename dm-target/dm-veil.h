@@ -90,6 +90,12 @@ enum veil_flag {
 /* Largest IV of any supported mode: one 128-bit cipher block. */
 #define VEIL_MAX_IV_SIZE		16
 
+/*
+ * Largest transform alignmask whose IVs a request can align: room left in
+ * its IV buffer. 15 covers every skcipher in the kernel's tree.
+ */
+#define VEIL_MAX_IV_ALIGNMASK		15
+
 /* Largest encryption sector, as dm-crypt; never more than one page. */
 #define VEIL_MAX_SECTOR_SIZE		4096
 
@@ -197,10 +203,10 @@ struct veil_window;
  * @window: the sleeping context's requests in flight (veil-crypt.c).
  * @sg_in: source of @req.
  * @sg_out: destination of @req (unused when decrypting in place).
- * @iv: IV buffer of @req.
+ * @iv_buf: holds the IV of @req, at veil_req_iv().
  * @req: the cipher request; the transform's request context follows it.
  *
- * An async driver reads @sg_in, @sg_out and @iv after the call that
+ * An async driver reads @sg_in, @sg_out and the IV after the call that
  * queued @req returned: they live here, never on the caller's stack.
  */
 struct veil_req {
@@ -208,7 +214,7 @@ struct veil_req {
 	struct veil_window *window;
 	struct scatterlist sg_in;
 	struct scatterlist sg_out;
-	u8 iv[VEIL_MAX_IV_SIZE] __aligned(sizeof(u64));
+	u8 iv_buf[VEIL_MAX_IV_SIZE + VEIL_MAX_IV_ALIGNMASK];
 	struct skcipher_request req;
 };
 
@@ -236,6 +242,7 @@ struct veil_helper {
  * @tfm: the skcipher ("xts(aes)", "essiv(cbc(aes),sha256)", ...).
  * @iv_mode: how IVs are made.
  * @iv_size: IV length of @tfm in bytes.
+ * @iv_align: alignment of the IV in a request: @tfm's alignmask plus one.
  * @sector_size: encryption sector size in bytes (512..4096).
  * @sector_shift: log2(@sector_size / 512).
  * @iv_large_sectors: IVs count @sector_size units, not 512-byte sectors.
@@ -279,6 +286,7 @@ struct veil_c {
 	struct crypto_skcipher *tfm;
 	enum veil_iv_mode iv_mode;
 	unsigned int iv_size;
+	unsigned int iv_align;
 	unsigned int sector_size;
 	unsigned int sector_shift;
 	bool iv_large_sectors;
@@ -390,6 +398,15 @@ struct veil_io {
 
 	struct veil_req req;
 };
+
+/*
+ * The IV of @r, aligned as @vc's transform asks: a misaligned IV makes the
+ * cipher walk allocate an aligned copy for every request.
+ */
+static inline u8 *veil_req_iv(const struct veil_c *vc, struct veil_req *r)
+{
+	return PTR_ALIGN(&r->iv_buf[0], vc->iv_align);
+}
 
 /* The per-bio data of @bio. */
 static inline struct veil_io *veil_io_of(struct veil_c *vc, struct bio *bio)

@@ -8,26 +8,28 @@
  * read of at most 64 KiB whose keystream was computed ahead; decryption
  * with no_read_workqueue) runs in softirq right after the interrupt
  * instead of waking a worker, as 6.12's dm-crypt uses its BH workqueue
- * for no_read_workqueue: each CPU has a list of such reads and a tasklet
- * that drains it. A drain looks at the clock between reads: past
- * VEIL_BH_BUDGET_NS it schedules itself again for the rest (the BH
- * workqueue's own limit is 2 ms too). One read is always decrypted whole,
- * so a stretch of softirq lasts the budget plus one read: a read of any
- * size with no_read_workqueue (as 6.12's dm-crypt), up to
- * keystream_ahead_max of keystream XOR otherwise. The tasklets
- * belong to the target, not to a bio, so a bio may end inside the drain
- * (a tasklet that freed itself would be touched again by the tasklet code
- * after it returns).
+ * for no_read_workqueue: each CPU has a list of such reads and one drain
+ * for it, queued on that CPU. The drain is an item of the kernel's BH
+ * workqueue, or a tasklet on kernels without one (veil-compat.h). It
+ * looks at the clock between reads: past VEIL_BH_BUDGET_NS it queues
+ * itself again for the rest (the BH workqueue's own limit is 2 ms too).
+ * One read is always decrypted whole, so a stretch of softirq lasts the
+ * budget plus one read: a read of any size with no_read_workqueue (as
+ * 6.12's dm-crypt), up to keystream_ahead_max of keystream XOR otherwise.
+ * The drains belong to the target, not to a bio, so a bio may end inside
+ * one (a tasklet that freed itself would be touched again by the tasklet
+ * code after it returns).
  *
- * Softirq runs on interrupt exit whatever task holds the CPU; a CPU that
- * goes offline hands its pending tasklets to another (takeover_tasklets).
+ * Softirq runs on interrupt exit whatever task holds the CPU. A drain
+ * queued on a CPU that goes offline runs on another CPU, in softirq
+ * there, and queues itself again on that one.
  */
-#include <linux/interrupt.h>
 #include <linux/llist.h>
 #include <linux/percpu.h>
 #include <linux/sched/clock.h>
 
 #include "dm-veil.h"
+#include "veil-compat.h"
 
 /* The longest a drain runs before it lets other softirq work in. */
 #define VEIL_BH_BUDGET_NS	(2 * NSEC_PER_MSEC)
@@ -36,18 +38,18 @@
  * struct veil_bh - one CPU's reads waiting for softirq
  * @ios: the reads, newest first.
  * @backlog: reads a drain left for the next one, oldest first; only the
- *	tasklet touches it, and a tasklet never runs twice at once.
- * @tasklet: drains @backlog, then @ios.
+ *	drain touches it, and it never runs twice at once.
+ * @drain: drains @backlog, then @ios.
  */
 struct veil_bh {
 	struct llist_head ios;
 	struct llist_node *backlog;
-	struct tasklet_struct tasklet;
+	struct veil_bh_work drain;
 };
 
-static void veil_bh_drain(struct tasklet_struct *t)
+static void veil_bh_drain(veil_bh_work_arg arg)
 {
-	struct veil_bh *bh = from_tasklet(bh, t, tasklet);
+	struct veil_bh *bh = veil_bh_work_entry(arg, struct veil_bh, drain);
 	u64 end = local_clock() + VEIL_BH_BUDGET_NS;
 	struct llist_node *list = bh->backlog;
 	struct veil_io *io;
@@ -62,16 +64,16 @@ static void veil_bh_drain(struct tasklet_struct *t)
 		io->bh_fn(io);
 		if (list && local_clock() > end) {
 			bh->backlog = list;
-			tasklet_schedule(t);
+			veil_bh_work_queue(&bh->drain);
 			return;
 		}
 	}
 	/*
-	 * A read queued while the tasklet was scheduled for a backlog did not
-	 * schedule it again.
+	 * A read added while the drain was queued for a backlog did not
+	 * queue it again.
 	 */
 	if (!llist_empty(&bh->ios))
-		tasklet_schedule(t);
+		veil_bh_work_queue(&bh->drain);
 }
 
 /**
@@ -88,7 +90,7 @@ void veil_bh_defer(struct veil_io *io, void (*fn)(struct veil_io *io))
 	local_irq_save(flags);
 	bh = this_cpu_ptr(io->vc->bh);
 	if (llist_add(&io->bh_node, &bh->ios))
-		tasklet_schedule(&bh->tasklet);
+		veil_bh_work_queue(&bh->drain);
 	local_irq_restore(flags);
 }
 
@@ -113,7 +115,7 @@ int veil_bh_init(struct dm_target *ti, struct veil_c *vc)
 		bh = per_cpu_ptr(vc->bh, cpu);
 		init_llist_head(&bh->ios);
 		bh->backlog = NULL;
-		tasklet_setup(&bh->tasklet, veil_bh_drain);
+		veil_bh_work_init(&bh->drain, veil_bh_drain);
 	}
 	return 0;
 }
@@ -129,7 +131,7 @@ void veil_bh_exit(struct veil_c *vc)
 	if (!vc->bh)
 		return;
 	for_each_possible_cpu(cpu)
-		tasklet_kill(&per_cpu_ptr(vc->bh, cpu)->tasklet);
+		veil_bh_work_cancel(&per_cpu_ptr(vc->bh, cpu)->drain);
 	free_percpu(vc->bh);
 	vc->bh = NULL;
 }

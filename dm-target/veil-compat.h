@@ -38,4 +38,81 @@ static inline void *veil_crypto_done_data(struct crypto_async_request *areq)
 }
 #endif
 
+/*
+ * Work that runs in softirq on the CPU that queues it: an item of the BH
+ * workqueue (system_bh_wq, since 6.9), where the kernel has it, else a
+ * tasklet, which new code upstream may no longer use. Either never runs
+ * on two CPUs at once, may queue itself again from its own function, and
+ * runs on another CPU if its own goes offline while it is queued.
+ *
+ *	struct veil_bh_work		the item, embedded in the owner
+ *	static void fn(veil_bh_work_arg arg)
+ *					its function, which finds the owner
+ *					with veil_bh_work_entry(arg, type,
+ *					member)
+ *	veil_bh_work_init(w, fn)	set @w up to run fn
+ *	veil_bh_work_queue(w)		queue @w on this CPU unless it is
+ *					queued already; with preemption off
+ *	veil_bh_work_cancel(w)		sleep until @w is neither queued nor
+ *					running; nothing may queue it meanwhile
+ */
+#ifdef VEIL_HAVE_BH_WORKQUEUE
+#include <linux/smp.h>
+#include <linux/workqueue.h>
+
+struct veil_bh_work {
+	struct work_struct work;
+};
+
+#define veil_bh_work_arg struct work_struct *
+#define veil_bh_work_entry(arg, type, member) \
+	container_of(arg, type, member.work)
+
+static inline void veil_bh_work_init(struct veil_bh_work *w,
+				     void (*fn)(veil_bh_work_arg))
+{
+	INIT_WORK(&w->work, fn);
+}
+
+/*
+ * This CPU, not the one @w belongs to: a function that runs for a CPU gone
+ * offline queues itself again where it runs.
+ */
+static inline void veil_bh_work_queue(struct veil_bh_work *w)
+{
+	queue_work_on(smp_processor_id(), system_bh_wq, &w->work);
+}
+
+static inline void veil_bh_work_cancel(struct veil_bh_work *w)
+{
+	cancel_work_sync(&w->work);
+}
+#else
+#include <linux/interrupt.h>
+
+struct veil_bh_work {
+	struct tasklet_struct tasklet;
+};
+
+#define veil_bh_work_arg struct tasklet_struct *
+#define veil_bh_work_entry(arg, type, member) \
+	container_of(arg, type, member.tasklet)
+
+static inline void veil_bh_work_init(struct veil_bh_work *w,
+				     void (*fn)(veil_bh_work_arg))
+{
+	tasklet_setup(&w->tasklet, fn);
+}
+
+static inline void veil_bh_work_queue(struct veil_bh_work *w)
+{
+	tasklet_schedule(&w->tasklet);
+}
+
+static inline void veil_bh_work_cancel(struct veil_bh_work *w)
+{
+	tasklet_kill(&w->tasklet);
+}
+#endif
+
 #endif /* DM_VEIL_COMPAT_H */

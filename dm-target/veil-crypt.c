@@ -184,12 +184,13 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 {
 	struct veil_c *vc = io->vc;
 	struct skcipher_request *req = &r->req;
+	u8 *iv = veil_req_iv(vc, r);
 
-	veil_iv_gen(vc, r->iv, veil_iv_sector(vc, sector));
+	veil_iv_gen(vc, iv, veil_iv_sector(vc, sector));
 	skcipher_request_set_tfm(req, vc->tfm);
 	skcipher_request_set_crypt(req, &r->sg_in,
 				   encrypt ? &r->sg_out : &r->sg_in,
-				   vc->sector_size, r->iv);
+				   vc->sector_size, iv);
 	if (w)
 		return veil_window_submit(vc, w, r, encrypt, drain);
 	skcipher_request_set_callback(req, 0, veil_crypt_async_done, io);

@@ -28,11 +28,12 @@
  * CTR reads up to keystream_ahead_max: see veil-keystream.c.
  *
  * Queues and what may wait where:
- * - crypt_wq (WQ_MEM_RECLAIM, unbound or per-CPU): reads' runners and
- *   resumed async chunks; waits for the cipher, and for the device to
- *   take a write that a resumed chunk finished (submit_bio).
- * - helper_wq (WQ_MEM_RECLAIM, unbound; per-CPU with same_cpu_crypt):
- *   helpers; waits for the cipher and for submit_bio, as crypt_wq.
+ * - crypt_wq (WQ_MEM_RECLAIM, unbound; per-CPU with same_cpu_crypt; no
+ *   more items running than CPUs): reads' runners and resumed async
+ *   chunks; waits for the cipher, and for the device to take a write that
+ *   a resumed chunk finished (submit_bio).
+ * - helper_wq (as crypt_wq): helpers; waits for the cipher and for
+ *   submit_bio, as crypt_wq.
  * - page_wait_wq (WQ_MEM_RECLAIM, ordered): writes that wait for pages,
  *   one at a time; pages come back from the device's write completions.
  * No item waits for another item of any veil queue, and no bio waits for
@@ -285,6 +286,7 @@ int veil_io_init(struct dm_target *ti, struct veil_c *vc)
 {
 	const char *name = dm_table_device_name(ti->table);
 	unsigned int crypt_flags = WQ_MEM_RECLAIM | WQ_CPU_INTENSIVE;
+	int crypt_active = 1;
 	int ret;
 
 	vc->per_bio_data_size = ALIGN(sizeof(struct veil_io) +
@@ -322,11 +324,26 @@ int veil_io_init(struct dm_target *ti, struct veil_c *vc)
 	 * too, so that one preempted in a chunk moves to another CPU; per-CPU
 	 * with same_cpu_crypt. The page-wait queue is ordered: one writer
 	 * waits for pages at a time.
+	 *
+	 * max_active, as dm-crypt's kcryptd in 6.1 and 6.12: the items of
+	 * both queues are cipher work, busy on a CPU, so more of them running
+	 * than there are CPUs would only share the CPUs, each finishing later
+	 * and none sooner. Unbound: one per online CPU at construction (per
+	 * NUMA node before 6.9, for the whole queue since). Per-CPU: one per
+	 * CPU, so that a CPU runs the reads completed on it one after another,
+	 * in order. A helper held back is "queued and not started", which
+	 * keeps jobs from being listed while the CPUs are busy
+	 * (veil-helpers.c). Neither limit can deadlock: no item waits for
+	 * another item of any veil queue.
 	 */
-	if (!test_bit(VEIL_SAME_CPU, &vc->flags))
+	if (!test_bit(VEIL_SAME_CPU, &vc->flags)) {
 		crypt_flags = WQ_MEM_RECLAIM | WQ_UNBOUND;
-	vc->crypt_wq = alloc_workqueue("kveild_crypt/%s", crypt_flags, 0, name);
-	vc->helper_wq = alloc_workqueue("kveild_help/%s", crypt_flags, 0, name);
+		crypt_active = num_online_cpus();
+	}
+	vc->crypt_wq = alloc_workqueue("kveild_crypt/%s", crypt_flags,
+				       crypt_active, name);
+	vc->helper_wq = alloc_workqueue("kveild_help/%s", crypt_flags,
+					crypt_active, name);
 	vc->page_wait_wq = alloc_ordered_workqueue("kveild_wait/%s",
 						   WQ_MEM_RECLAIM, name);
 	if (!vc->crypt_wq || !vc->helper_wq || !vc->page_wait_wq) {

@@ -23,16 +23,24 @@
  * - Keystream takes pages only while the pages in flight stay within half
  *   of the cap, and reads go without keystream-ahead beyond that: a burst
  *   of CTR reads leaves writes at least half of the cap.
- * - Pages given back go to a stash of up to VEIL_STASH_PAGES free pages
- *   kept for the next write or keystream, while the mempool's reserve is
- *   full and no writer waits for pages; otherwise to the mempool, which
- *   refills its reserve and wakes a writer waiting there. A page from the
- *   allocator is zeroed on every allocation (Debian's kernels set
- *   init_on_alloc), 1 MiB of memset per 1 MiB write, which a page whose
- *   old ciphertext or keystream is overwritten anyway does not need. Only
- *   this target's ciphertext and keystream sit in its stash, a bio carries
- *   only the bytes the cipher wrote, and the stash is freed on suspend.
- *   Keystream takes from the stash or the allocator, never the reserve.
+ * - Every page given back goes to mempool_free(), which refills the
+ *   reserve first and wakes a writer waiting there. Only once the reserve
+ *   is full does it call the mempool's free function, which keeps the page
+ *   in a stash of up to VEIL_STASH_PAGES free pages for the next write or
+ *   keystream while no writer waits for pages, and frees it otherwise
+ *   (a writer waits when the cap is reached or the allocator had no page
+ *   at once: memory may be short, and the system gets the pages back).
+ *   The mempool's alloc function takes a stashed page before the
+ *   allocator, so a write's pages come from the stash, the allocator, then
+ *   the reserve. A page from the allocator is zeroed on every allocation
+ *   (Debian's kernels set init_on_alloc), 1 MiB of memset per 1 MiB write,
+ *   which a page whose old ciphertext or keystream is overwritten anyway
+ *   does not need. Only this target's ciphertext and keystream sit in its
+ *   stash, a bio carries only the bytes the cipher wrote, and the stash is
+ *   freed on suspend. Keystream takes from the stash or the allocator,
+ *   never the reserve.
+ * - The mempool's functions take the stash's lock with interrupts off:
+ *   mempool_free() runs in write and read completions, in any context.
  */
 #include <linux/bio.h>
 #include <linux/mm.h>
@@ -44,6 +52,73 @@
 #define VEIL_PAGES_PERCENT	2
 /* Free pages kept for reuse, per target: one maximal write's worth. */
 #define VEIL_STASH_PAGES	BIO_MAX_VECS
+
+/* A page from the stash, or NULL. */
+static struct page *veil_stash_pop(struct veil_c *vc)
+{
+	struct page *page;
+	unsigned long flags;
+
+	spin_lock_irqsave(&vc->stash_lock, flags);
+	page = list_first_entry_or_null(&vc->stash, struct page, lru);
+	if (page) {
+		list_del(&page->lru);
+		vc->stash_pages--;
+	}
+	spin_unlock_irqrestore(&vc->stash_lock, flags);
+	return page;
+}
+
+/* Keep @page in the stash if it has room. */
+static bool veil_stash_push(struct veil_c *vc, struct page *page)
+{
+	unsigned long flags;
+	bool kept = false;
+
+	spin_lock_irqsave(&vc->stash_lock, flags);
+	if (vc->stash_pages < VEIL_STASH_PAGES) {
+		list_add(&page->lru, &vc->stash);
+		vc->stash_pages++;
+		kept = true;
+	}
+	spin_unlock_irqrestore(&vc->stash_lock, flags);
+	return kept;
+}
+
+/**
+ * veil_page_get() - a free page for keystream
+ * @vc: the target.
+ * @gfp: flags for the page allocator, when the stash is empty.
+ *
+ * Context: any; waits only as @gfp lets the allocator wait.
+ * Return: a page from the stash or the allocator (never the write
+ * reserve), or NULL.
+ */
+struct page *veil_page_get(struct veil_c *vc, gfp_t gfp)
+{
+	return veil_stash_pop(vc) ?: alloc_page(gfp);
+}
+
+/* The mempool's alloc function: a stashed page first, then the allocator. */
+static void *veil_pool_page_alloc(gfp_t gfp, void *data)
+{
+	return veil_page_get(data, gfp);
+}
+
+/*
+ * The mempool's free function, called by mempool_free() once the reserve
+ * is full: into the stash while it has room and no writer waits for pages,
+ * otherwise back to the allocator. Any context.
+ */
+static void veil_pool_page_free(void *element, void *data)
+{
+	struct veil_c *vc = data;
+	struct page *page = element;
+
+	if (!atomic_read(&vc->page_waiters) && veil_stash_push(vc, page))
+		return;
+	__free_page(page);
+}
 
 /**
  * veil_pages_init() - set up the page reserve and the ciphertext bio set
@@ -67,7 +142,8 @@ int veil_pages_init(struct dm_target *ti, struct veil_c *vc)
 			      totalram_pages() * VEIL_PAGES_PERCENT / 100,
 			      2 * BIO_MAX_VECS);
 
-	ret = mempool_init_page_pool(&vc->page_pool, BIO_MAX_VECS, 0);
+	ret = mempool_init(&vc->page_pool, BIO_MAX_VECS, veil_pool_page_alloc,
+			   veil_pool_page_free, vc);
 	if (ret) {
 		ti->error = "Cannot allocate page mempool";
 		return ret;
@@ -86,11 +162,12 @@ int veil_pages_init(struct dm_target *ti, struct veil_c *vc)
  */
 void veil_pages_exit(struct veil_c *vc)
 {
+	bioset_exit(&vc->bs);
+	/* Gives the reserve to veil_pool_page_free(): the stash goes after. */
+	mempool_exit(&vc->page_pool);
 	/* A constructor that failed early never set the stash up. */
 	if (vc->stash.next)
 		veil_pages_drain(vc);
-	bioset_exit(&vc->bs);
-	mempool_exit(&vc->page_pool);
 	mutex_destroy(&vc->page_wait_lock);
 }
 
@@ -106,6 +183,12 @@ static bool veil_pages_count(struct veil_c *vc, unsigned int nr,
 			return false;
 	} while (!atomic_try_cmpxchg(&vc->pages_in_flight, &cur, cur + nr));
 	return true;
+}
+
+/* Whether @nr more pages fit under the cap now; counts nothing. */
+static bool veil_pages_fit(struct veil_c *vc, unsigned int nr)
+{
+	return atomic_read(&vc->pages_in_flight) + nr <= vc->pages_max;
 }
 
 /**
@@ -172,82 +255,20 @@ void veil_pages_drain(struct veil_c *vc)
 		__free_page(page);
 }
 
-/* A page from the stash, or NULL; the stash's lock is held. */
-static struct page *veil_stash_pop(struct veil_c *vc)
-{
-	struct page *page;
-
-	page = list_first_entry_or_null(&vc->stash, struct page, lru);
-	if (page) {
-		list_del(&page->lru);
-		vc->stash_pages--;
-	}
-	return page;
-}
-
-/**
- * veil_page_get() - a free page for keystream
- * @vc: the target.
- * @gfp: flags for the page allocator, when the stash is empty.
- *
- * Context: any; waits only as @gfp lets the allocator wait.
- * Return: a page from the stash or the allocator (never the write
- * reserve), or NULL.
- */
-struct page *veil_page_get(struct veil_c *vc, gfp_t gfp)
-{
-	struct page *page;
-	unsigned long flags;
-
-	spin_lock_irqsave(&vc->stash_lock, flags);
-	page = veil_stash_pop(vc);
-	spin_unlock_irqrestore(&vc->stash_lock, flags);
-	return page ?: alloc_page(gfp);
-}
-
-/*
- * Whether pages given back may go to the stash: only while the mempool's
- * reserve is full and no writer waits for pages. A writer that waits may
- * be asleep in mempool_alloc(), which only mempool_free() wakes; and while
- * the reserve is short, pages must refill it. The barrier pairs with the
- * one in mempool_alloc() after it takes from the reserve, as in
- * mempool_free(), which makes the same unlocked check.
- */
-static bool veil_stash_open(struct veil_c *vc)
-{
-	if (atomic_read(&vc->page_waiters))
-		return false;
-	/* curr_nr as it was after the pages were taken; see above. */
-	smp_rmb();
-	return READ_ONCE(vc->page_pool.curr_nr) >= vc->page_pool.min_nr;
-}
-
 /**
  * veil_pages_put() - give back ciphertext or keystream pages
  * @vc: the target.
  * @pages: the pages, linked by page->lru; empty on return.
  *
- * To the stash while veil_stash_open() and the stash has room, the rest
- * to the mempool (which refills its reserve and wakes a writer waiting
- * there, or frees them).
+ * Each to mempool_free(), which refills the reserve and wakes a writer
+ * waiting there, or hands it to veil_pool_page_free() for the stash.
  *
  * Context: any.
  */
 void veil_pages_put(struct veil_c *vc, struct list_head *pages)
 {
 	struct page *page, *next;
-	unsigned long flags;
 
-	if (veil_stash_open(vc)) {
-		spin_lock_irqsave(&vc->stash_lock, flags);
-		list_for_each_entry_safe(page, next, pages, lru) {
-			if (vc->stash_pages >= VEIL_STASH_PAGES)
-				break;
-			list_move(&page->lru, &vc->stash);
-			vc->stash_pages++;
-		}
-		spin_unlock_irqrestore(&vc->stash_lock, flags);
-	}
 	list_for_each_entry_safe(page, next, pages, lru) {
 		list_del(&page->lru);
 		mempool_free(page, &vc->page_pool);
@@ -264,11 +285,9 @@ void veil_pages_free(struct veil_c *vc, struct bio *bio)
 	unsigned int nr = bio->bi_vcnt;
 	struct bvec_iter_all iter;
 	struct bio_vec *bv;
-	LIST_HEAD(pages);
 
 	bio_for_each_segment_all(bv, bio, iter)
-		list_add_tail(&bv->bv_page->lru, &pages);
-	veil_pages_put(vc, &pages);
+		mempool_free(bv->bv_page, &vc->page_pool);
 	bio_put(bio);
 	veil_pages_unreserve(vc, nr);
 }
@@ -279,7 +298,6 @@ static struct bio *veil_pages_fill(struct veil_io *io, unsigned int nr,
 {
 	struct veil_c *vc = io->vc;
 	unsigned int i, len, size = io->iter.bi_size;
-	unsigned long flags;
 	struct page *page;
 	struct bio *bio;
 
@@ -293,17 +311,8 @@ static struct bio *veil_pages_fill(struct veil_io *io, unsigned int nr,
 		veil_pages_unreserve(vc, nr);
 		return NULL;
 	}
-	/* Stashed pages first: no zeroing, no allocator. */
-	spin_lock_irqsave(&vc->stash_lock, flags);
 	for (i = 0; i < nr; i++, size -= len) {
-		page = veil_stash_pop(vc);
-		if (!page)
-			break;
-		len = min_t(unsigned int, size, PAGE_SIZE);
-		__bio_add_page(bio, page, len, 0);
-	}
-	spin_unlock_irqrestore(&vc->stash_lock, flags);
-	for (; i < nr; i++, size -= len) {
+		/* Stashed pages first (veil_pool_page_alloc()): no zeroing. */
 		page = mempool_alloc(&vc->page_pool, gfp);
 		if (!page) {
 			/* Give back what was taken; count the rest as given. */
@@ -339,7 +348,13 @@ struct bio *veil_pages_alloc(struct veil_io *io, bool may_wait)
 	this_cpu_inc(vc->stats->page_waits);
 	atomic_inc(&vc->page_waiters);
 	mutex_lock(&vc->page_wait_lock);
-	wait_event(vc->pages_freed, veil_pages_count(vc, nr, vc->pages_max));
+	/*
+	 * The wait's condition only looks; the count is taken outside it. A
+	 * reservation that began before page_waiters was raised may still
+	 * take what the wait saw free: then wait again.
+	 */
+	while (!veil_pages_count(vc, nr, vc->pages_max))
+		wait_event(vc->pages_freed, veil_pages_fit(vc, nr));
 	bio = veil_pages_fill(io, nr, GFP_NOIO);
 	mutex_unlock(&vc->page_wait_lock);
 	atomic_dec(&vc->page_waiters);

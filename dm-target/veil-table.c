@@ -207,7 +207,15 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	    (vc->iv_mode != VEIL_IV_NULL && vc->iv_size < sizeof(u64))) {
 		ti->error = "IV size of cipher not supported";
 		ret = -EINVAL;
+		goto out;
 	}
+	/* A request's IV buffer has room to align to this much only. */
+	if (crypto_skcipher_alignmask(tfm) > VEIL_MAX_IV_ALIGNMASK) {
+		ti->error = "IV alignment of cipher not supported";
+		ret = -EINVAL;
+		goto out;
+	}
+	vc->iv_align = crypto_skcipher_alignmask(tfm) + 1;
 out:
 	kfree(buf);
 	return ret;
