@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Bios that are not whole encryption sectors, sent by the test module
-# tests/kmod/veil_bio_test (user space cannot make them): 256, 511 and 768
-# bytes, a 4 KiB bio one 512-byte sector off, and with sector_size:4096 a
-# 512-byte bio and a 4 KiB bio at sector 1. veil and dm-crypt, same key,
+# tests/kmod/veil_bio_test (user space cannot make them): 256 and 768
+# bytes, and with sector_size:4096 a 512-byte bio and a 4 KiB bio at
+# sector 1. veil and dm-crypt, same key,
 # each over its own zeroed device, must answer every bio alike (status,
 # and how many bytes of a read's page changed), the two devices below must
 # end up identical, and no marker byte of a write may reach a device
@@ -31,10 +31,14 @@ mkloop 1M
 LV=$LOOP
 mkloop 1M
 LC=$LOOP
+# Each bio is one load of the test module (seconds under emulation): the
+# cases are the shapes, once each. CTR at 512 bytes, where a part of a
+# sector could be decrypted; XTS at 4096, where 512-byte sectors are whole
+# to the dm core but not to the cipher.
 for ss in 512 4096; do
-	opts= cases="256:0 511:0 768:0 4096:1"
-	[ $ss = 4096 ] && opts=" 1 sector_size:4096" cases="512:0 4096:1 4096:8 1024:8"
-	for spec in "aes-xts-plain64 $(randhex 64)" "aes-ctr-plain64 $(randhex 32)"; do
+	opts= cases="256:0 768:0" specs="aes-ctr-plain64 $(randhex 32)"
+	[ $ss = 4096 ] && opts=" 1 sector_size:4096" cases="512:0 4096:1" specs="aes-xts-plain64 $(randhex 64)"
+	for spec in "$specs"; do
 		name="${spec%% *} sector_size $ss"
 		dd if=/dev/zero of=$LV bs=1M count=1 oflag=direct status=none
 		dd if=/dev/zero of=$LC bs=1M count=1 oflag=direct status=none
