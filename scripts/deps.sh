@@ -19,7 +19,7 @@ die() { echo "deps: $*" >&2; exit 1; }
 
 debs="qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 linux-source-6.12
       cryptsetup-bin dmsetup fio mtd-utils e2fsprogs kmod keyutils udev busybox-static
-      nbd-client nbd-server iproute2
+      nbd-client nbd-server iproute2 rt-tests
       libdevmapper-dev libcryptsetup-dev libjson-c-dev pkg-config gcc make perl dkms python3-venv"
 for what in "$@"; do
 	case "$what" in

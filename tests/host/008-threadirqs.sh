@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host side: interrupts in threads (the threadirqs boot option; every IRQ
+# on a PREEMPT_RT kernel). An NVMe disk's reads complete in its IRQ
+# thread, which runs at SCHED_FIFO 50: veil must not decrypt there
+# (tests/host/threadirqs-guest.sh checks the counters and a real-time
+# task's latency beside a 4 MiB read load, against dm-crypt).
+#
+#   008-threadirqs.sh RESULTS
+set -eu
+RESULTS=$1
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+rm -f "$RESULTS/threadirqs.ok"
+img=$RESULTS/threadirqs-nvme.img
+truncate -s 128M "$img"
+"$TOP/scripts/guest.sh" -a threadirqs -w "$RESULTS" \
+	-q "-drive if=none,id=nvm,format=raw,file=$img -device nvme,serial=veilirq,drive=nvm" -- \
+	"bash $TOP/tests/host/threadirqs-guest.sh $RESULTS > $RESULTS/threadirqs.log 2>&1" \
+	> "$RESULTS/threadirqs-console.log" 2>&1 || true
+rm -f "$img"
+cat "$RESULTS/threadirqs.log" 2>/dev/null || true
+[ -f "$RESULTS/threadirqs.ok" ] || { echo "FAIL: the threadirqs guest did not finish"; tail -20 "$RESULTS/threadirqs-console.log"; exit 1; }
+echo "ok: no cipher work in the NVMe IRQ thread"
