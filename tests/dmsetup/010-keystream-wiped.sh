@@ -15,6 +15,10 @@ cc -O2 -Wall -o "$WORK/kcore-scan" "$TOP/tests/tools/kcore-scan.c" || fail "cann
 
 MIB=8
 mkloop 16M
+# Random bytes below, not zeros: a CTR read of a never-written (zero)
+# sector returns its keystream as data, and blkid reads the new device
+# through the page cache; those pages, freed uncleared, would count.
+dd if=/dev/urandom of="$LOOP" bs=1M count=16 oflag=direct status=none
 dm_create vt "0 $((MIB * 2048)) veil aes-ctr-plain64 $(randhex 32) 0 $LOOP 0"
 udevadm settle
 head -c ${MIB}M /dev/urandom > "$WORK/plain"

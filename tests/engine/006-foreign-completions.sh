@@ -8,7 +8,11 @@
 # 1 MiB, and CTR reads of 64 KiB with keystream-ahead (what no helper
 # made before the completion goes to the queue too): chunks_endio stays 0
 # and the data reads back. A read that completes in its submitter's own
-# submit_bio (the ramdisk without dm-delay) is still decrypted there.
+# submit_bio (the ramdisk without dm-delay) is still decrypted there. On
+# 6.12 a few reads through dm-delay complete in the reader's own
+# submit_bio too (the function tracer shows veil's completion called from
+# dm_submit_bio in dd): where the tracer is there, chunks_endio may count
+# the chunks of those reads and no more.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires modinfo brd
@@ -20,6 +24,9 @@ at_exit "rmmod brd"
 [ -b /dev/ram0 ] || skip "no brd device"
 dm_create vdelay "0 131072 delay /dev/ram0 0 1"
 head -c 8M /dev/urandom > "$WORK/data"
+TRACER=yes
+[ -d "$TRACEFS/events" ] || mount -t tracefs nodev "$TRACEFS" 2>/dev/null || true
+grep -qw function "$TRACEFS/available_tracers" 2>/dev/null || TRACER=
 
 # check NAME SPEC KEY: write, then read back through veil over dm-delay
 check() {
@@ -28,12 +35,20 @@ check() {
 	udevadm settle
 	BS=1048576 write_direct "$WORK/data" /dev/mapper/vt
 	dmsetup message vt 0 stats reset
+	[ -z "$TRACER" ] || trace_start veil_read_end_io
 	BS=1048576 same_data "$WORK/data" /dev/mapper/vt || fail "$name: 1 MiB reads differ"
 	BS=65536 same_data "$WORK/data" /dev/mapper/vt || fail "$name: 64 KiB reads differ"
 	BS=4096 read_direct /dev/mapper/vt 1048576 | cmp -s - <(head -c 1M "$WORK/data") ||
 		fail "$name: 4 KiB reads differ"
 	info "$name: $(dmsetup status vt | cut -d' ' -f4-)"
-	[ "$(status_field vt chunks_endio)" = 0 ] ||
+	# Reads completed in the reader itself: at most 256 chunks each.
+	own=0
+	if [ -n "$TRACER" ]; then
+		trace_stop > "$WORK/$name.trace"
+		own=$(grep -c '^ *dd-[0-9]* .*: veil_read_end_io <-' "$WORK/$name.trace" || true)
+		info "$name: $own reads completed in the reader's own submit_bio"
+	fi
+	[ "$(status_field vt chunks_endio)" -le $((own * 256)) ] ||
 		fail "$name: chunks_endio=$(status_field vt chunks_endio): cipher work in dm-delay's worker"
 	[ "$(status_field vt chunks_queue)" -gt 0 ] || fail "$name: nothing decrypted on the crypt queue"
 	dm_remove vt
