@@ -147,8 +147,9 @@ enum veil_dir {
 /**
  * enum veil_where - the context a chunk ran in (status: chunks_<where>)
  * @VEIL_IN_MAP: veil_map(), on the submitting task.
- * @VEIL_IN_ENDIO: a read's completion: in the task it completed in (a
- *	ramdisk, loop's worker), or in softirq after a hard-IRQ completion.
+ * @VEIL_IN_ENDIO: a read's completion: in the submitter's own submit_bio
+ *	(a ramdisk), or with no_read_workqueue in whatever context the read
+ *	completed (softirq after a hard-IRQ completion).
  * @VEIL_IN_QUEUE: the crypt or page-wait queue, as a job's first runner.
  * @VEIL_IN_HELPER: a helper, on the helper queue.
  * @VEIL_NR_WHERE: number of contexts.

@@ -4,9 +4,10 @@
  * moved to softirq on the same CPU.
  *
  * A read that completes in hard IRQ (NVMe, a timer) must not run the
- * cipher there. What is bounded per read (the XOR and the rest of a CTR
- * read of at most 64 KiB whose keystream was computed ahead; decryption
- * with no_read_workqueue) runs in softirq right after the interrupt
+ * cipher there. What is bounded per read (the XOR of a CTR read whose
+ * keystream was computed ahead, with the clearing of its keystream pages
+ * when that XOR is the read's last step; decryption with
+ * no_read_workqueue) runs in softirq right after the interrupt
  * instead of waking a worker, as 6.12's dm-crypt uses its BH workqueue
  * for no_read_workqueue: each CPU has a list of such reads and one drain
  * for it, queued on that CPU. The drain is an item of the kernel's BH
@@ -15,7 +16,8 @@
  * itself again for the rest (the BH workqueue's own limit is 2 ms too).
  * One read is always decrypted whole, so a stretch of softirq lasts the
  * budget plus one read: a read of any size with no_read_workqueue (as
- * 6.12's dm-crypt), up to keystream_ahead_max of keystream XOR otherwise.
+ * 6.12's dm-crypt), otherwise up to keystream_ahead_max of keystream XOR
+ * and as many bytes of page clearing.
  * The drains belong to the target, not to a bio, so a bio may end inside
  * one (a tasklet that freed itself would be touched again by the tasklet
  * code after it returns).

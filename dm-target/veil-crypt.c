@@ -87,8 +87,10 @@ struct veil_window {
 	struct completion drained;
 };
 
-static void veil_window_init(struct veil_window *w, struct veil_req *own)
+static void veil_window_init(struct veil_c *vc, struct veil_window *w,
+			     struct veil_req *own)
 {
+	own->vc = vc;
 	w->own = own;
 	w->own_busy = false;
 	atomic_set(&w->inflight, 1);
@@ -146,7 +148,8 @@ static struct veil_req *veil_window_req(struct veil_c *vc,
 /*
  * Submit @r in @w. Returns 0 when the driver finished it or took it
  * asynchronously, or its error; sets *@drain when the window must drain
- * before the next request (the driver backlogged @r).
+ * before the next request: the driver backlogged @r, or the window is
+ * full.
  */
 static int veil_window_submit(struct veil_c *vc, struct veil_window *w,
 			      struct veil_req *r, bool encrypt, bool *drain)
@@ -253,7 +256,7 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 		bio_advance_iter(io->base, &iter, off + pos);
 	this_cpu_inc(vc->stats->chunks);
 	if (!atomic) {
-		veil_window_init(&window, r);
+		veil_window_init(vc, &window, r);
 		w = &window;
 	}
 

@@ -11,8 +11,9 @@
  * - Helpers run on an unbound queue, as dm-crypt's kcryptd work: the
  *   scheduler places them on idle CPUs, and a helper preempted in the
  *   middle of a chunk (by a real-time task, or on a vCPU the host stopped)
- *   migrates to another CPU instead of holding the chunk there. The queue
- *   follows the workqueue code's unbound cpumask, which leaves out
+ *   migrates to another CPU instead of holding the chunk there (on 6.1,
+ *   within its NUMA node: unbound pools are per node before 6.9). The
+ *   queue follows the workqueue code's unbound cpumask, which leaves out
  *   isolated CPUs. With same_cpu_crypt the queue is per-CPU and the one
  *   helper it may get (keystream-ahead, no fan-out) runs on the
  *   submitting CPU, as that option asks.
@@ -22,10 +23,11 @@
  * - One bio wakes at most one helper per VEIL_WAKE_BYTES of its data, and
  *   never more than it has chunks beyond its runner's: see below.
  * - A running helper takes new jobs without being queued again.
- * - A helper waits for the cipher (async drivers) and, when it finishes a
- *   write, for the device to take it (submit_bio may sleep for a request
- *   tag, as any submitter): never for pages, veil's locks, or other work
- *   of any veil queue.
+ * - A helper waits for the cipher (async drivers, and their requests
+ *   from the target's request mempool, which only the driver's
+ *   completions refill) and, when it finishes a write, for the device to
+ *   take it (submit_bio may sleep for a request tag, as any submitter):
+ *   never for pages, veil's locks, or other work of any veil queue.
  */
 #include <linux/cpumask.h>
 #include <linux/percpu.h>
@@ -66,7 +68,7 @@ bool veil_may_fanout(struct veil_c *vc, enum veil_job_kind kind)
 }
 
 /**
- * veil_helpers_wanted() - how many helpers a job of @bytes may wake
+ * veil_helpers_wanted() - how many helpers a job may wake
  * @io: a planned job.
  * @runner: the job has a runner that takes chunks too (not a keystream
  *	job, whose submitter waits for the device meanwhile).
@@ -116,11 +118,16 @@ static bool veil_helper_queue(struct veil_c *vc, struct veil_helper *h)
  *
  * Advisory: the answer may change at once.
  *
- * Return: true if no helper waits to be started.
+ * With same_cpu_crypt a helper waits on its own CPU's queue, behind what
+ * that CPU runs: one CPU held by a real-time task says nothing of the
+ * others, so it does not stop keystream-ahead for the whole target.
+ *
+ * Return: true if no helper waits to be started, or with same_cpu_crypt.
  */
 bool veil_helpers_available(struct veil_c *vc)
 {
-	return !atomic_read(&vc->helpers_queued);
+	return test_bit(VEIL_SAME_CPU, &vc->flags) ||
+	       !atomic_read(&vc->helpers_queued);
 }
 
 /**

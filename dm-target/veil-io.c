@@ -27,6 +27,13 @@
  *
  * CTR reads up to keystream_ahead_max: see veil-keystream.c.
  *
+ * With an async cipher driver, a write's encryption in veil_map() waits
+ * for the driver (a window of requests at a time, veil-crypt.c), so the
+ * submitter's submit_bio lasts the write's cipher time, as it does with a
+ * sync cipher; dm-crypt instead returns from map and finishes the write
+ * from the driver's callback. The wait needs nothing of veil's: the
+ * driver's completions end it.
+ *
  * Queues and what may wait where:
  * - crypt_wq (WQ_MEM_RECLAIM, unbound; per-CPU with same_cpu_crypt; no
  *   more items running than CPUs): reads' runners and resumed async
