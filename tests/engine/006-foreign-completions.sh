@@ -11,8 +11,8 @@
 # submit_bio (the ramdisk without dm-delay) is still decrypted there. On
 # 6.12 a few reads through dm-delay complete in the reader's own
 # submit_bio too (the function tracer shows veil's completion called from
-# dm_submit_bio in dd): where the tracer is there, chunks_endio may count
-# the chunks of those reads and no more.
+# dm_submit_bio in dd), and on the debug kernel: where the tracer is
+# there, chunks_endio may count the chunks of those reads and no more.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires modinfo brd
@@ -41,14 +41,20 @@ check() {
 	BS=4096 read_direct /dev/mapper/vt 1048576 | cmp -s - <(head -c 1M "$WORK/data") ||
 		fail "$name: 4 KiB reads differ"
 	info "$name: $(dmsetup status vt | cut -d' ' -f4-)"
-	# Reads completed in the reader itself: at most 256 chunks each.
-	own=0
+	# Reads completed in the reader itself: at most 256 chunks each. A
+	# kernel without the function tracer (the debug kernel) cannot show
+	# them: there a tenth of all chunks is allowed (the debug kernel: 5
+	# chunks of CTR reads; 043565f: 1391 of 1551 in dm-delay's worker).
 	if [ -n "$TRACER" ]; then
 		trace_stop > "$WORK/$name.trace"
 		own=$(grep -c '^ *dd-[0-9]* .*: veil_read_end_io <-' "$WORK/$name.trace" || true)
 		info "$name: $own reads completed in the reader's own submit_bio"
+		allowed=$((own * 256))
+	else
+		allowed=$((($(status_field vt chunks_endio) + $(status_field vt chunks_queue) +
+			    $(status_field vt chunks_helper)) / 10))
 	fi
-	[ "$(status_field vt chunks_endio)" -le $((own * 256)) ] ||
+	[ "$(status_field vt chunks_endio)" -le "$allowed" ] ||
 		fail "$name: chunks_endio=$(status_field vt chunks_endio): cipher work in dm-delay's worker"
 	[ "$(status_field vt chunks_queue)" -gt 0 ] || fail "$name: nothing decrypted on the crypt queue"
 	dm_remove vt
