@@ -56,7 +56,7 @@ run() {
 		fio --output-format=json --output="$out" "$TOP/bench/jobs/workload.fio"
 }
 
-# The issue-13 matrix: large requests at QD1 and QD8, small at QD1, one
+# The workload matrix: large requests at QD1 and QD8, small at QD1, one
 # submitter with 32 in flight, two jobs at QD32.
 workloads="seq-read-1m-qd1 read 1m 1 1
 seq-write-1m-qd1 write 1m 1 1

@@ -219,7 +219,7 @@ def main():
              "completion) in µs. \"best dm-crypt\" is, per workload, the dm-crypt "
              "configuration with the highest median.\n",
              "```\n" + rev + "\n```\n",
-             "## Goals (issue 13)\n", goals(runs, res), ""]
+             "## Goals\n", goals(runs, res), ""]
     for cpus in sorted(keys(runs, 0), reverse=True):
         for dev in keys(runs, 1):
             targets = [t for t in TARGETS if any(k[:2] == (cpus, dev) and k[3] == t for k in runs)]
