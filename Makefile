@@ -9,14 +9,17 @@
 #                 headers and those installed later; make dkms-remove undoes it
 #   make deb      Debian packages dm-veil-dkms and veilsetup in build/deb/
 #   make deps     install every build and test dependency (Debian, as root)
-#   make test     deps + build + run the in-guest suite (T=pattern to filter)
+#   make test     deps + build + run the in-guest suite (T=pattern to filter,
+#                 SET=name for one of the sets below)
+#   make check    the fast subset for the edit loop (SET=check, about 10 min)
 #   make demo     deps + build + an encrypted volume on a loop file, in the guest
 #   make bench    deps + build + fio: raw vs dm-crypt vs veil, in the guest
 #   make bench-fs deps + build + file-system command times per cipher
 #   make bench-nbd deps + build + reads over NBD with network delay
 #   make checkpatch   kernel style check of dm-target/
 #   make debug-kernel build the debug guest kernel (KASAN, lockdep, kmemleak,
-#                 fault injection) in build/linux-debug; reused when unchanged
+#                 fault injection) in ~/.cache/dm-veil (VEIL_CACHE), linked
+#                 from build/linux-debug; reused while its inputs are unchanged
 #   make clean    remove build products but keep that kernel; distclean too
 #
 # The guest kernel: KVER=6.1 (the default), KVER=6.12 or a full release
@@ -136,6 +139,20 @@ check-userspace-deps:
 deps:
 	scripts/deps.sh $(DEPS_ARGS)
 
+# The test sets, each a regex on test names, defined here only: the fast
+# subset, and what each of .ci/run's stages runs (docs/testing.md says
+# why). `make test SET=ci-6.12 KVER=6.12` runs a stage by hand.
+SET_check := ^(dmsetup/00[1-6]|interop/001|table/001)-
+SET_ci-6.1 := ^(dmsetup/0(0[1-689]|1[01])|interop/00[12]|veilsetup/00[1238]|network/005)-|^host/00[37]-
+SET_ci-6.12 := ^(interop/001|engine/00[5-7]|fs/00[1-4]|table/001|network/001)-|^host/004-
+SET_ci-debug := ^(engine/00[2-46]|memory/00[2-4]|table/002)-
+ifneq ($(SET),)
+ifeq ($(SET_$(SET)),)
+$(error SET must be one of check ci-6.1 ci-6.12 ci-debug, not '$(SET)')
+endif
+T := $(SET_$(SET))
+endif
+
 # The package test (tests/host/004-packages.sh) builds the .deb files.
 test: deps
 	scripts/deps.sh $(DEPS_ARGS) deb
@@ -143,6 +160,10 @@ test: deps
 	scripts/build-cramfs.sh
 	scripts/build-test-modules.sh
 	tests/run '$(T)'
+
+# Interop's covering specs only (VEIL_INTEROP_COVERING: interop/001).
+check:
+	$(MAKE) test SET=check VEIL_INTEROP_COVERING=1
 
 demo: deps
 	$(MAKE) all
@@ -174,7 +195,7 @@ $(CHECKPATCH):
 checkpatch: $(CHECKPATCH)
 	perl $(CHECKPATCH) --no-tree --strict -f $(filter-out %.mod.c,$(wildcard dm-target/*.[ch]))
 
-# Keeps build/linux-debug: rebuilding it takes 10-20 minutes.
+# The debug kernel stays in its cache (rm -rf ~/.cache/dm-veil removes it).
 clean:
 	-$(MAKE) -C userspace clean
 	rm -rf build/obj build/modules build/cramfs build/test-modules build/deb build/linux-source-6.1 tests/results
@@ -182,4 +203,4 @@ clean:
 distclean: clean
 	rm -rf build
 
-.PHONY: all module kernel debug-kernel veilsetup install dkms-src dkms-install dkms-remove deb check-build-deps check-userspace-deps deps test demo bench bench-fs bench-nbd checkpatch clean distclean
+.PHONY: all module kernel debug-kernel veilsetup install dkms-src dkms-install dkms-remove deb check-build-deps check-userspace-deps deps test check demo bench bench-fs bench-nbd checkpatch clean distclean

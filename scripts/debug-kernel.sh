@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the debug guest kernel (KASAN, lockdep, kmemleak, fault injection)
-# from Debian's linux-source-6.1 in build/linux-debug: virtme-ng's minimal
-# config + ../shared/kernel/debug.config + scripts/debug-extra.config, with
-# DWARF off (debug info would triple the build time and is not needed for
+# from Debian's linux-source-6.1: virtme-ng's minimal config +
+# ../shared/kernel/debug.config + scripts/debug-extra.config, with DWARF off
+# (debug info would triple the build time and is not needed for
 # KASAN/lockdep reports). About 10-20 minutes on 2 cores.
 #
-# The tree is reused while its inputs are unchanged (checksums in
-# build/linux-debug/.veil-stamp): a new source package re-extracts it, a
-# changed fragment only reconfigures and rebuilds what changed.
+# The tree lives outside the clone, in a cache keyed by its inputs (the
+# source package, the fragments, virtme-ng's and gcc's versions):
+# $VEIL_CACHE, default ~/.cache/dm-veil, holds linux-debug-<key>, and
+# build/linux-debug is a link to it. Every clone on the machine reuses a
+# tree built once; a changed input builds a new tree and removes the old.
 #
 #   scripts/debug-kernel.sh          build if needed (JOBS=n, default nproc)
 #   VEIL_KERNEL=debug scripts/guest.sh -- cmd    boot it
@@ -25,8 +27,8 @@ elif ! cmp -s "$SHARED" "$COPY"; then
 	echo "debug-kernel: $SHARED differs from scripts/debug-platform.config: using the first; update the copy"
 fi
 EXTRA=$TOP/scripts/debug-extra.config
-TREE=$TOP/build/linux-debug
-STAMP=$TREE/.veil-stamp
+CACHE=${VEIL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dm-veil}
+LINK=$TOP/build/linux-debug
 JOBS=${JOBS:-$(nproc)}
 # vng's minimal config asks for DWARF; PLATFORM.md: turn it off.
 DWARF_OFF=(-e DEBUG_INFO_NONE -d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT -d DEBUG_INFO)
@@ -46,9 +48,25 @@ inputs() {
 	gcc --version | head -1
 }
 want=$(inputs)
+TREE=$CACHE/linux-debug-$(echo "$want" | sha256sum | cut -c1-16)
+STAMP=$TREE/.veil-stamp
+mkdir -p "$CACHE" "$TOP/build"
+# One build per cache at a time: a second clone waits and reuses it.
+exec 9> "$CACHE/.lock"
+flock 9
+# A tree built in the clone before the cache existed: move it there if it
+# is the one wanted.
+if [ -d "$LINK" ] && [ ! -L "$LINK" ]; then
+	if [ "$(cat "$LINK/.veil-stamp" 2>/dev/null)" = "$want" ] && [ ! -e "$TREE" ]; then
+		mv "$LINK" "$TREE"
+	else
+		rm -rf "$LINK"
+	fi
+fi
+ln -sfn "$TREE" "$LINK"
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] &&
    [ -f "$TREE/arch/x86/boot/bzImage" ] && [ -f "$TREE/Module.symvers" ]; then
-	echo "debug-kernel: build/linux-debug is up to date ($(cat "$TREE/include/config/kernel.release"))"
+	echo "debug-kernel: $TREE is up to date ($(cat "$TREE/include/config/kernel.release"))"
 	exit 0
 fi
 
@@ -62,7 +80,7 @@ done
 # A different source package means a fresh tree.
 srcsum=$(sha256sum "$SRC" | awk '{print $1}')
 if [ "$(cat "$TREE/.veil-source" 2>/dev/null)" != "$srcsum" ]; then
-	echo "debug-kernel: extracting $SRC into build/linux-debug ..."
+	echo "debug-kernel: extracting $SRC into $TREE ..."
 	rm -rf "$TREE"
 	mkdir -p "$TREE"
 	tar -C "$TREE" --strip-components=1 -xf "$SRC"
@@ -114,4 +132,8 @@ if command -v virtme-prep-kdir-mods >/dev/null; then
 	virtme-prep-kdir-mods >/dev/null
 fi
 echo "$want" > "$STAMP"
+# Trees of other inputs are stale.
+for old in "$CACHE"/linux-debug-*; do
+	[ "$old" = "$TREE" ] || rm -rf "$old"
+done
 echo "debug-kernel: built $(cat include/config/kernel.release) in $(($(date +%s) - start)) s: $TREE/arch/x86/boot/bzImage"
