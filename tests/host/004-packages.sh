@@ -24,9 +24,6 @@ kdir=/usr/src/linux-headers-$("$TOP/scripts/kver.sh")
 	"$(gcc -print-prog-name=cc1)" "$(gcc -print-prog-name=collect2)" \
 	"$kdir/scripts/basic/fixdep" "$kdir/scripts/mod/modpost" \
 	"$kdir/tools/objtool/objtool" > "$RESULTS/guest-cache-packages.list"
-"$TOP/scripts/guest.sh" -o /etc -o /usr -o /var -w "$RESULTS" -- \
-	"bash $TOP/tests/host/package-guest.sh $RESULTS $RESULTS/deb > $RESULTS/packages.log 2>&1" \
-	> "$RESULTS/packages-console.log" 2>&1 || true
-cat "$RESULTS/packages.log" 2>/dev/null || true
-[ -f "$RESULTS/packages.ok" ] || { echo "FAIL: the package guest did not finish"; tail -20 "$RESULTS/packages-console.log"; exit 1; }
+. "$TOP/tests/host/host-lib.sh"
+run_guest "$RESULTS" packages -o /etc -o /usr -o /var -- package-guest.sh "$RESULTS/deb" || exit 1
 echo "ok: dpkg -i, DKMS build, veilsetup open with no insmod, dpkg --purge"

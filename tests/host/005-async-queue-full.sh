@@ -12,10 +12,6 @@
 set -eu
 RESULTS=$1
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-rm -f "$RESULTS/async.ok"
-"$TOP/scripts/guest.sh" -a "cryptd.cryptd_max_cpu_qlen=1" -w "$RESULTS" -- \
-	"VEIL_KO=${VEIL_KO:-} bash $TOP/tests/host/async-guest.sh $RESULTS > $RESULTS/async.log 2>&1" \
-	> "$RESULTS/async-console.log" 2>&1 || true
-cat "$RESULTS/async.log" 2>/dev/null || true
-[ -f "$RESULTS/async.ok" ] || { echo "FAIL: the async-cipher guest did not finish"; tail -20 "$RESULTS/async-console.log"; exit 1; }
+. "$TOP/tests/host/host-lib.sh"
+run_guest "$RESULTS" async -a "cryptd.cryptd_max_cpu_qlen=1" -- async-guest.sh || exit 1
 echo "ok: reads through a full cryptd queue: no error"

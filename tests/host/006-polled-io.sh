@@ -12,14 +12,11 @@
 set -eu
 RESULTS=$1
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-rm -f "$RESULTS/polled.ok"
+. "$TOP/tests/host/host-lib.sh"
 img=$RESULTS/polled-nvme.img
 truncate -s 64M "$img"
-"$TOP/scripts/guest.sh" -a "nvme.poll_queues=1 nvme_core.io_timeout=10" -w "$RESULTS" \
-	-q "-drive if=none,id=nvm,format=raw,file=$img -device nvme,serial=veilpoll,drive=nvm" -- \
-	"VEIL_KO=${VEIL_KO:-} bash $TOP/tests/host/polled-guest.sh $RESULTS > $RESULTS/polled.log 2>&1" \
-	> "$RESULTS/polled-console.log" 2>&1 || true
-rm -f "$img"
-cat "$RESULTS/polled.log" 2>/dev/null || true
-[ -f "$RESULTS/polled.ok" ] || { echo "FAIL: the polled-I/O guest did not finish"; tail -20 "$RESULTS/polled-console.log"; exit 1; }
+trap 'rm -f "$img"' EXIT
+run_guest "$RESULTS" polled -a "nvme.poll_queues=1 nvme_core.io_timeout=10" \
+	-q "-drive if=none,id=nvm,format=raw,file=$img -device nvme,serial=veilpoll,drive=nvm" \
+	-- polled-guest.sh || exit 1
 echo "ok: polled I/O through veil on NVMe"

@@ -10,14 +10,11 @@
 set -eu
 RESULTS=$1
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-rm -f "$RESULTS/threadirqs.ok"
+. "$TOP/tests/host/host-lib.sh"
 img=$RESULTS/threadirqs-nvme.img
 truncate -s 128M "$img"
-"$TOP/scripts/guest.sh" -a threadirqs -w "$RESULTS" \
-	-q "-drive if=none,id=nvm,format=raw,file=$img -device nvme,serial=veilirq,drive=nvm" -- \
-	"bash $TOP/tests/host/threadirqs-guest.sh $RESULTS > $RESULTS/threadirqs.log 2>&1" \
-	> "$RESULTS/threadirqs-console.log" 2>&1 || true
-rm -f "$img"
-cat "$RESULTS/threadirqs.log" 2>/dev/null || true
-[ -f "$RESULTS/threadirqs.ok" ] || { echo "FAIL: the threadirqs guest did not finish"; tail -20 "$RESULTS/threadirqs-console.log"; exit 1; }
+trap 'rm -f "$img"' EXIT
+run_guest "$RESULTS" threadirqs -a threadirqs \
+	-q "-drive if=none,id=nvm,format=raw,file=$img -device nvme,serial=veilirq,drive=nvm" \
+	-- threadirqs-guest.sh || exit 1
 echo "ok: no cipher work in the NVMe IRQ thread"

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by host-side scenarios (tests/host/0*.sh).
 #
-# run_guest RESULTS NAME [guest.sh options] -- GUEST_SCRIPT: boot a guest
-# that runs tests/host/GUEST_SCRIPT RESULTS, its output in
+# run_guest RESULTS NAME [guest.sh options] -- GUEST_SCRIPT [ARGS]: boot a
+# guest that runs tests/host/GUEST_SCRIPT RESULTS ARGS (with VEIL_KO, the
+# module to load, passed on), its output in
 # RESULTS/NAME.log and its console in RESULTS/NAME-console.log; the script
 # writes RESULTS/NAME.ok when all is well. A guest whose QEMU was killed
 # by a signal (scripts/qemu-status.sh says so on the console) says nothing
@@ -13,12 +14,13 @@ run_guest() {
 	local results=$1 name=$2 opts=() attempt console script
 	shift 2
 	while [ "$1" != -- ]; do opts+=("$1"); shift; done
-	script=$2
+	shift
+	script="$1 $results ${*:2}"
 	console=$results/$name-console.log
 	for attempt in 1 2; do
 		rm -f "$results/$name.ok"
 		"$TOP/scripts/guest.sh" "${opts[@]}" -w "$results" -- \
-			"bash $TOP/tests/host/$script $results > $results/$name.log 2>&1" \
+			"VEIL_KO=${VEIL_KO:-} bash $TOP/tests/host/$script > $results/$name.log 2>&1" \
 			> "$console" 2>&1 || echo "guest.sh: exit $?" >> "$console"
 		cat "$results/$name.log" 2>/dev/null || true
 		[ -f "$results/$name.ok" ] && return 0
