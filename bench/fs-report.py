@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn bench/results/fs-times.txt into fs.md and PNG bar charts.
+"""Turn a bench-fs run's fs-times.txt into fs.md and PNG bar charts.
 
 Layout of the cryptoloop/dm-crypt timing study: one table per file system,
 rows are commands, columns are ciphers; wall seconds, seconds inside the

@@ -87,7 +87,7 @@ def table(runs, delay, cipher):
 
 
 def goal_ctr(runs, d, w, veil, out):
-    """veil's added p50 against dm-crypt's default table's (the issue's
+    """veil's added p50 against dm-crypt's default table's (the goal's
     comparison), the best dm-crypt configuration's as information."""
     va, ca = added(runs, d, "ctr", w, veil), added(runs, d, "ctr", w, "dm-crypt")
     if va is None or ca is None:

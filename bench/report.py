@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn bench/results/json/*.json (fio) into fio.md and PNG plots.
+"""Turn a bench run's json/*.json (fio) into fio.md and PNG plots.
 
 File names are <cpus>-<device>-<target>-<workload>-r<round>.json. Every
 figure is the median over the rounds, with the range (min-max) next to it.

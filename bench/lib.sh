@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by bench/run, bench/fs-run and bench/nbd-run: where a run writes
+# and what it publishes.
+#
+# A run writes to build/bench/<release>/[KIND] (BENCH_RESULTS: elsewhere),
+# so measuring leaves the tree as it was. BENCH_PUBLISH=1 then copies the
+# report (the tables, the plots, the revision, the guest's environment)
+# to bench/results/<series>/[KIND], replacing the one there: the tree
+# keeps one current report per kernel series.
+
+# bench_results KIND: the run's directory (KIND empty for fio's).
+bench_results() {
+	local rel
+	rel=$("$TOP/scripts/kver.sh")
+	echo "${BENCH_RESULTS:-$TOP/build/bench/$rel${1:+/$1}}"
+}
+
+# bench_publish RES KIND: the report in RES to bench/results/<series>/KIND.
+bench_publish() {
+	local res=$1 kind=$2 rel series pub f
+	[ "${BENCH_PUBLISH:-0}" = 1 ] || {
+		echo "bench: report in $res (BENCH_PUBLISH=1 copies it to bench/results)"
+		return 0
+	}
+	rel=$("$TOP/scripts/kver.sh")
+	series=$(echo "$rel" | grep -oE '^[0-9]+\.[0-9]+')
+	pub=$TOP/bench/results/$series${kind:+/$kind}
+	rm -rf "$pub"
+	mkdir -p "$pub"
+	for f in "$res"/*.md "$res"/*.png "$res"/*.txt; do
+		[ -f "$f" ] && cp "$f" "$pub/"
+	done
+	echo "bench: report published in bench/results/$series${kind:+/$kind}"
+}
