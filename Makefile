@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # dm-veil: one entry point.
 #
-#   make          build the module for the guest kernel (build/modules/<release>/)
-#                 and userspace/veilsetup
-#   make install  build and install both for the running kernel (uname -r),
-#                 or for KVER=<release>; module under /lib/modules/<release>/extra
+#   make          build the module for the running kernel (uname -r; KVER=
+#                 another installed one) in build/modules/<release>/, and
+#                 userspace/veilsetup
+#   make install  build and install both; module under /lib/modules/<release>/extra
 #   make dkms-install  the module through DKMS, for every installed kernel with
-#                 headers and those installed later; make dkms-remove undoes it
+#                 headers and those installed later, and veilsetup;
+#                 make dkms-remove undoes the module's part
 #   make deb      Debian packages dm-veil-dkms and veilsetup in build/deb/
-#   make deps     install every build and test dependency (Debian, as root)
+#   make deps     install every build and test dependency of the lab (Debian,
+#                 as root): only make test, check, demo and bench need it
 #   make test     deps + build + run the in-guest suite (T=pattern to filter,
 #                 SET=name for one of the sets below)
 #   make check    the fast subset for the edit loop (SET=check, about 10 min)
@@ -22,17 +24,21 @@
 #                 from build/linux-debug; reused while its inputs are unchanged
 #   make clean    remove build products but keep that kernel; distclean too
 #
-# The guest kernel: KVER=6.1 (the default), KVER=6.12 or a full release
-# (6.12.111+deb12-amd64) picks one of Debian's kernels in /boot;
-# KERNEL=debug the debug kernel instead. `make test KVER=6.12`.
+# The kernel: for make, install and dkms-install the running one unless
+# KVER names another (a full release with headers, or a series such as
+# 6.12: the newest installed). The lab's targets (test, check, demo, bench*)
+# boot one of Debian's kernels in /boot: KVER=6.1 (their default), 6.12 or
+# a full release; KERNEL=debug the debug kernel instead.
 
 KERNEL ?= $(or $(VEIL_KERNEL),stock)
 ifeq ($(filter stock debug,$(KERNEL)),)
 $(error KERNEL must be stock or debug, not '$(KERNEL)')
 endif
-# make install builds for the running kernel unless KVER is given.
 KVER_GIVEN := $(filter command line environment,$(origin KVER))
-KVER ?= 6.1
+LAB_GOALS := test check demo bench bench-fs bench-nbd
+ifeq ($(KVER_GIVEN),)
+KVER := $(if $(filter $(LAB_GOALS),$(MAKECMDGOALS)),6.1,$(shell uname -r))
+endif
 # The scripts (kver.sh, guest.sh, build-cramfs.sh, tests/run) read these.
 export VEIL_KERNEL := $(KERNEL)
 export VEIL_KVER := $(KVER)
@@ -69,16 +75,12 @@ module: check-build-deps
 	$(MAKE) -C $(OBJ) KDIR=$(KDIR)
 	install -D -m 0644 $(OBJ)/dm-veil.ko build/modules/$(REL)/dm-veil.ko
 
-# The running kernel's release, or KVER's (a series resolved as for the
-# guest, else taken as a release); its headers from /lib/modules.
-INSTALL_REL = $(if $(KVER_GIVEN),$(or $(REL),$(KVER)),$(shell uname -r))
-INSTALL_KDIR = /lib/modules/$(INSTALL_REL)/build
+install: module install-veilsetup
+	install -D -m 0644 build/modules/$(REL)/dm-veil.ko $(DESTDIR)/lib/modules/$(REL)/extra/dm-veil.ko
+	[ -n "$(DESTDIR)" ] || depmod -a $(REL)
 
-install: veilsetup
-	@scripts/check-kernel.sh "$(INSTALL_REL)" "$(INSTALL_KDIR)"
-	$(call copy-src,build/obj/$(INSTALL_REL))
-	$(MAKE) -C build/obj/$(INSTALL_REL) KDIR=$(INSTALL_KDIR)
-	install -D -m 0644 build/obj/$(INSTALL_REL)/dm-veil.ko $(DESTDIR)/lib/modules/$(INSTALL_REL)/extra/dm-veil.ko
+# veilsetup, veiltab, the man page, the completion and the boot unit.
+install-veilsetup: veilsetup
 	install -D -m 0755 userspace/veilsetup $(DESTDIR)/usr/local/sbin/veilsetup
 	install -D -m 0755 userspace/veiltab $(DESTDIR)/usr/local/sbin/veiltab
 	install -D -m 0644 docs/veilsetup.8 $(DESTDIR)/usr/local/share/man/man8/veilsetup.8
@@ -87,7 +89,6 @@ install: veilsetup
 	sed 's|/usr/sbin/veiltab|/usr/local/sbin/veiltab|' userspace/veiltab.service > veiltab.service.tmp
 	install -D -m 0644 veiltab.service.tmp $(DESTDIR)/etc/systemd/system/veiltab.service
 	rm -f veiltab.service.tmp
-	[ -n "$(DESTDIR)" ] || depmod -a $(INSTALL_REL)
 
 DKMS_SRC = $(DESTDIR)/usr/src/dm-veil-$(VERSION)
 
@@ -97,7 +98,7 @@ dkms-src:
 	install -D -m 0644 -t $(DKMS_SRC)/dm-target $(VEIL_SRC)
 	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
 
-dkms-install:
+dkms-install: install-veilsetup
 	@command -v dkms >/dev/null || { echo "dkms not found: install dkms (apt install dkms)"; exit 1; }
 	-dkms remove dm-veil/$(VERSION) --all >/dev/null 2>&1
 	$(MAKE) dkms-src
@@ -111,8 +112,7 @@ dkms-remove:
 	-dkms remove dm-veil/$(VERSION) --all
 	rm -rf $(DKMS_SRC)
 
-deb:
-	scripts/deps.sh deb
+deb: check-userspace-deps
 	scripts/build-deb.sh
 
 # The debug kernel, when it is the one: a no-op while it is up to date.
@@ -156,7 +156,7 @@ endif
 # The package test (tests/host/004-packages.sh) builds the .deb files.
 test: deps
 	scripts/deps.sh $(DEPS_ARGS) deb
-	$(MAKE) all
+	$(MAKE) all KVER=$(KVER)
 	scripts/build-cramfs.sh
 	scripts/build-test-modules.sh
 	tests/run '$(T)'
@@ -166,23 +166,23 @@ check:
 	$(MAKE) test SET=check VEIL_INTEROP_COVERING=1
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) all KVER=$(KVER)
 	scripts/demo.sh
 
 bench: deps
 	scripts/deps.sh bench
-	$(MAKE) all
+	$(MAKE) all KVER=$(KVER)
 	bench/run
 
 bench-fs: deps
 	scripts/deps.sh bench
-	$(MAKE) all
+	$(MAKE) all KVER=$(KVER)
 	scripts/build-cramfs.sh
 	bench/fs-run
 
 bench-nbd: deps
 	scripts/deps.sh bench
-	$(MAKE) all
+	$(MAKE) all KVER=$(KVER)
 	bench/nbd-run
 
 $(CHECKPATCH):
@@ -203,4 +203,4 @@ clean:
 distclean: clean
 	rm -rf build
 
-.PHONY: all module kernel debug-kernel veilsetup install dkms-src dkms-install dkms-remove deb check-build-deps check-userspace-deps deps test check demo bench bench-fs bench-nbd checkpatch clean distclean
+.PHONY: all module kernel debug-kernel veilsetup install install-veilsetup dkms-src dkms-install dkms-remove deb check-build-deps check-userspace-deps deps test check demo bench bench-fs bench-nbd checkpatch clean distclean

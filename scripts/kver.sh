@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Which guest kernel. VEIL_KERNEL=stock (default) is a Debian kernel image
-# in /boot with its headers in /usr/src, chosen by VEIL_KVER (make's KVER):
-# a full release (6.12.111+deb12-amd64) or a series (6.1, 6.12: the newest
-# installed release of it); 6.1 unless set. Never the build machine's own
-# `uname -r`, which may be a kernel without modules. VEIL_KERNEL=debug is
+# Which kernel. VEIL_KERNEL=stock (default) is an installed kernel, chosen
+# by VEIL_KVER (make's KVER): a full release with headers
+# (6.12.111+deb12-amd64, or the running kernel's, which make passes for a
+# plain build) or a series (6.1, 6.12: the newest release of it in /boot);
+# 6.1 unless set, the lab's guest kernel. VEIL_KERNEL=debug is
 # the tree scripts/debug-kernel.sh builds in build/linux-debug. Fails with
 # one line naming what to install if that kernel is not there.
 #
@@ -25,19 +25,26 @@ stock)
 	[ "$(printf '%s\n6.1\n' "$series" | sort -V | head -1)" = 6.1 ] ||
 		die "kernel $want is older than 6.1, which dm-veil needs at least"
 	ver=""
-	if [ -f "/boot/vmlinuz-$want" ]; then
+	if [ -f "/boot/vmlinuz-$want" ] || [ -e "/lib/modules/$want/build" ]; then
 		ver=$want
+	elif [[ "$want" =~ ^[0-9]+\.[0-9]+\.[0-9] ]]; then
+		# A full release (make's default: the running kernel's).
+		die "no headers for kernel $want: install linux-headers-$want"
 	else
 		# 6.1 must not match 6.12: the series ends at '.' or '-'.
 		ver=$(ls /boot/ 2>/dev/null | sed -n 's/^vmlinuz-//p' |
 		      grep -E "^${want//./\\.}[.-]" | sort -V | tail -1 || true)
 	fi
 	[ -n "$ver" ] || die "no Debian kernel $want in /boot: install linux-image-$want* (make deps)"
-	[ -d "/usr/src/linux-headers-$ver" ] ||
-		die "no headers for $ver: install linux-headers-$ver"
+	kdir=/usr/src/linux-headers-$ver
+	[ -d "$kdir" ] || kdir=/lib/modules/$ver/build
+	[ -d "$kdir" ] || die "no headers for kernel $ver: install linux-headers-$ver"
 	case "$what" in
-	kdir) echo "/usr/src/linux-headers-$ver" ;;
-	boot) echo "/boot/vmlinuz-$ver" ;;
+	kdir) echo "$kdir" ;;
+	boot)
+		[ -f "/boot/vmlinuz-$ver" ] || die "no /boot/vmlinuz-$ver to boot: install linux-image-$ver"
+		echo "/boot/vmlinuz-$ver"
+		;;
 	*) echo "$ver" ;;
 	esac
 	;;
