@@ -3,16 +3,8 @@
  * dm-veil: device-mapper block encryption target.
  *
  * Shared definitions: the per-target and per-bio structures and the
- * interfaces between the files of the module. The data path, in the order
- * a bio meets it:
- *
- *   veil-io.c         map and end_io glue: which context starts a job
- *   veil-pages.c      the reserve that hands out ciphertext pages
- *   veil-job.c        a bio's data planned into chunks; claims; completion
- *   veil-helpers.c    helpers that take chunks of listed jobs
- *   veil-keystream.c  CTR keystream computed while the device reads
- *   veil-crypt.c      the cipher calls for one chunk
- *   veil-bh.c         softirq work of reads completed in hard IRQ
+ * interfaces between the files of the module (docs/design.md lists the
+ * files and what each holds).
  */
 #ifndef DM_VEIL_H
 #define DM_VEIL_H

@@ -20,8 +20,6 @@
 #define VS_VERSION	"unknown"
 #endif
 
-struct vs_opts opt = { .key_slot = CRYPT_ANY_SLOT, .tries = 3 };
-
 struct action {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -62,7 +60,7 @@ static const struct action actions[] = {
 	  "Restore LUKS device header and keyslots", NULL },
 	{ "erase", vs_action_erase, 1, 1, "<device>",
 	  "erase all keyslots (remove encryption key)", NULL },
-	{ "benchmark", NULL, 0, 0, "[--cipher <cipher>]", "benchmark cipher", NULL },
+	{ "benchmark", vs_action_benchmark, 0, 0, "[--cipher <cipher>]", "benchmark cipher", NULL },
 	/* cryptsetup's older spellings */
 	{ "luksOpen", vs_action_luks_open, 1, 2, "<device> <name>", "open LUKS device as <name>",
 	  "open" },
@@ -73,60 +71,6 @@ static const struct action actions[] = {
 	{ "luksErase", vs_action_erase, 1, 1, "<device>", "erase all keyslots", "erase" },
 	{ NULL, NULL, 0, 0, NULL, NULL, NULL },
 };
-
-/**
- * vs_confirm() - cryptsetup's "Are you sure?" before destroying something
- * @question: what will happen.
- * @aborted: cryptsetup's message for any answer but YES, or NULL for none.
- *
- * Asked only on a terminal and without --batch-mode, as cryptsetup does.
- *
- * Return: 0 to go on, -EPERM if the answer is not YES.
- */
-int vs_confirm(const char *question, const char *aborted)
-{
-	char answer[16] = "";
-	ssize_t n;
-
-	if (opt.batch || !isatty(STDIN_FILENO))
-		return 0;
-	fprintf(stderr, "\nWARNING!\n========\n%s\n\nAre you sure? (Type 'yes' in capital "
-		"letters): ", question);
-	n = read(STDIN_FILENO, answer, sizeof(answer) - 1);
-	if (n <= 0 || strncmp(answer, "YES\n", 4)) {
-		if (aborted)
-			fprintf(stderr, "%s\n", aborted);
-		return -EPERM;
-	}
-	return 0;
-}
-
-/**
- * vs_number_arg() - a decimal number from the command line, range-checked
- * @s: the text.
- * @what: its name, for the message.
- * @max: the largest value allowed.
- * @out: the value.
- *
- * The whole 64-bit value is checked before any caller narrows it.
- *
- * Return: 0, or -EINVAL after a message.
- */
-int vs_number_arg(const char *s, const char *what, uint64_t max, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || end == s || *s == '-' || *s == '+' || v > max) {
-		fprintf(stderr, "Invalid %s: %s (a number from 0 to %" PRIu64 ").\n",
-			what, s, max);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
 
 /* Options with a value, parsed before any action runs. */
 enum {
@@ -537,10 +481,7 @@ int main(int argc, char **argv)
 	if (nargs && !strncmp(a->arg_help, "<name>", 6) &&
 	    !strncmp(argv[optind + 1], "/dev/mapper/", 12))
 		argv[optind + 1] += 12;
-	if (!a->fn)
-		r = vs_benchmark(opt.cipher, opt.key_bits, opt.json);
-	else
-		r = a->fn(nargs, argv + optind + 1);
+	r = a->fn(nargs, argv + optind + 1);
 	if (r < 0 && nargs)
 		vs_nbd_explain(argv[optind + 1]);
 	r = exit_code(r < 0 ? r : 0);

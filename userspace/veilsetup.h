@@ -64,16 +64,42 @@ struct vs_map {
 	uint32_t flags;			/* CRYPT_ACTIVATE_* */
 };
 
-/* veilsetup.c */
+/* vs-util.c: what every action uses */
 int vs_confirm(const char *question, const char *aborted);
 int vs_number_arg(const char *s, const char *what, uint64_t max, uint64_t *out);
+
+/* A veil table's parameters, split. */
+struct vs_table {
+	char cipher[128];
+	char key[2 * VS_MAX_KEY + 160];	/* hex, or :<size>:logon:<desc> */
+	uint64_t iv_offset, offset, len;
+	char dev[64];			/* major:minor */
+	char path[128];			/* /dev/... */
+	char features[1024];		/* without the count */
+	char uuid[160];
+	size_t key_bits;
+	int keyring;			/* the key is a keyring reference */
+	int read_only, suspended;
+};
+
+
+/* vs-table.c: veil table lines */
+uint64_t vs_device_sectors(const char *device);
+int vs_table_get(const char *name, struct vs_table *t);
+const char *vs_uuid_type(const char *uuid);
+int vs_check_cipher(const char *spec, size_t key_bytes);
+char *vs_table_build(const struct vs_map *m, uint64_t len, const char *key,
+		     const char *words);
+int vs_key_field(const struct vs_map *m, int keyring, const char *desc,
+		 int32_t *key_id, char **out);
+void vs_table_flags(const struct vs_table *t, struct vs_map *m);
+void vs_keep_engine_words(const struct vs_table *t);
 
 /* vs-open.c: mappings */
 int vs_action_open(int argc, char **argv);
 int vs_action_luks_open(int argc, char **argv);
 int vs_action_create(int argc, char **argv);
 int vs_action_close(int argc, char **argv);
-int vs_action_status(int argc, char **argv);
 int vs_action_resize(int argc, char **argv);
 int vs_action_refresh(int argc, char **argv);
 int vs_action_suspend(int argc, char **argv);
@@ -113,6 +139,9 @@ int vs_read_passphrase(struct crypt_device *cd, const char *prompt,
 int vs_keyring_add(const char *desc, const unsigned char *key, size_t len);
 void vs_keyring_drop(int32_t id);
 
+/* vs-status.c */
+int vs_action_status(int argc, char **argv);
+
 /* vs-loop.c: image files */
 int vs_loop_attach(const char *file, int read_only, char *dev, size_t dev_len);
 int vs_loop_backing_file(const char *dev, char *file, size_t len);
@@ -122,6 +151,6 @@ void vs_loop_refresh_capacity(const char *dev);
 void vs_nbd_explain(const char *dev);
 
 /* vs-bench.c: cipher and PBKDF speed */
-int vs_benchmark(const char *spec, int key_bits, int json);
+int vs_action_benchmark(int argc, char **argv);
 
 #endif /* VEILSETUP_H */

@@ -108,17 +108,22 @@ static int bench_pbkdfs(int json, int *n)
 }
 
 /*
- * Print PBKDF speeds (unless a cipher is asked for) and cipher speeds: every row of the table, or those matching @spec
- * ("aes", "aes-xts", "aes-xts-plain64") and @key_bits (0 = any).
+ * benchmark: PBKDF speeds (unless a cipher is asked for) and cipher speeds,
+ * every row of the table or those matching --cipher ("aes", "aes-xts",
+ * "aes-xts-plain64") and --key-size; as JSON with --json.
  */
-int vs_benchmark(const char *spec, int key_bits, int json)
+int vs_action_benchmark(int argc, char **argv)
 {
+	const char *spec = opt.cipher;
+	int key_bits = opt.key_bits, json = opt.json;
 	char cipher[32] = "", mode[32] = "";
 	int n = 0, failed = 0;
 	struct bench_row custom;
 	double enc = 0, dec = 0;
 	size_t i;
 
+	(void)argc;
+	(void)argv;
 	if (spec)
 		sscanf(spec, "%31[^-]-%31[^-]", cipher, mode);
 	if (json)

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * veilsetup's veil table lines: the dm-crypt flags and their table words,
+ * a new table built from a mapping, a loaded table split back into its
+ * fields, and the checks a table must pass before the kernel sees it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <linux/if_alg.h>
+#include <libcryptsetup.h>
+
+#include "veilsetup.h"
+
+#define SOL_ALG_LEVEL		279
+
+/* The dm-crypt flags veil takes, with their table words. */
+static const struct {
+	uint32_t flag;
+	const char *word;
+} flag_words[] = {
+	{ CRYPT_ACTIVATE_ALLOW_DISCARDS, "allow_discards" },
+	{ CRYPT_ACTIVATE_SAME_CPU_CRYPT, "same_cpu_crypt" },
+	{ CRYPT_ACTIVATE_SUBMIT_FROM_CRYPT_CPUS, "submit_from_crypt_cpus" },
+	{ CRYPT_ACTIVATE_NO_READ_WORKQUEUE, "no_read_workqueue" },
+	{ CRYPT_ACTIVATE_NO_WRITE_WORKQUEUE, "no_write_workqueue" },
+};
+
+#define N_FLAGS	(sizeof(flag_words) / sizeof(flag_words[0]))
+
+uint64_t vs_device_sectors(const char *device)
+{
+	uint64_t bytes = 0;
+	int fd = open(device, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (ioctl(fd, BLKGETSIZE64, &bytes))
+			bytes = 0;
+		close(fd);
+	}
+	return bytes >> 9;
+}
+
+/* "major:minor" to a /dev path, through sysfs. */
+static void dev_path(const char *majmin, char *out, size_t len)
+{
+	char path[128], line[120];
+	FILE *f;
+
+	snprintf(out, len, "%s", majmin);
+	snprintf(path, sizeof(path), "/sys/dev/block/%s/uevent", majmin);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "DEVNAME=", 8)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(out, len, "/dev/%s", line + 8);
+		}
+	fclose(f);
+}
+
+/* The table of veil mapping @name; a message and an errno otherwise. */
+int vs_table_get(const char *name, struct vs_table *t)
+{
+	char type[32], *params = crypt_safe_alloc(VS_TABLE_MAX);
+	int r, n;
+
+	if (!params)
+		return -ENOMEM;
+	memset(t, 0, sizeof(*t));
+	r = vs_dm_get(name, 0, type, sizeof(type), params, VS_TABLE_MAX, &t->len,
+		      t->uuid, sizeof(t->uuid), &t->read_only, &t->suspended);
+	if (r) {
+		fprintf(stderr, "Device %s is not active.\n", name);
+		r = -ENODEV;
+	} else if (strcmp(type, VS_TARGET)) {
+		fprintf(stderr, "Device %s is not a veil device (target %s).\n", name, type);
+		r = -EINVAL;
+	} else {
+		n = sscanf(params, "%127s %415s %" SCNu64 " %63s %" SCNu64 " %*u %1023[^\n]",
+			   t->cipher, t->key, &t->iv_offset, t->dev, &t->offset, t->features);
+		r = n >= 5 ? 0 : -EINVAL;
+		dev_path(t->dev, t->path, sizeof(t->path));
+		t->keyring = t->key[0] == ':';
+		t->key_bits = t->keyring ? strtoul(t->key + 1, NULL, 10) * 8 :
+					   strlen(t->key) * 4;
+	}
+	crypt_safe_free(params);
+	return r;
+}
+
+/* The LUKS version a mapping's dm uuid names, or NULL. */
+const char *vs_uuid_type(const char *uuid)
+{
+	if (!strncmp(uuid, VS_UUID_LUKS2, strlen(VS_UUID_LUKS2)))
+		return CRYPT_LUKS2;
+	if (!strncmp(uuid, VS_UUID_LUKS1, strlen(VS_UUID_LUKS1)))
+		return CRYPT_LUKS1;
+	if (!strncmp(uuid, VS_UUID_PLAIN, strlen(VS_UUID_PLAIN)))
+		return CRYPT_PLAIN;
+	return NULL;
+}
+
+/*
+ * Check with the kernel's crypto API, through AF_ALG, that the cipher and
+ * mode exist and take a key of @key_bytes: the kernel would refuse the
+ * table otherwise, with no message that reaches the user. capi: specs are
+ * left to the kernel.
+ */
+int vs_check_cipher(const char *spec, size_t key_bytes)
+{
+	struct sockaddr_alg sa = { .salg_family = AF_ALG, .salg_type = "skcipher" };
+	unsigned char key[VS_MAX_KEY] = { 0 };
+	char cipher[64], mode[64];
+	int fd, r = 0;
+
+	if (!strncmp(spec, "capi:", 5))
+		return 0;
+	if (sscanf(spec, "%63[^-]-%63[^-]-", cipher, mode) != 2) {
+		fprintf(stderr, "No known cipher specification pattern detected.\n");
+		return -EINVAL;
+	}
+	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%.30s(%.30s)", mode, cipher);
+	fd = socket(AF_ALG, SOCK_SEQPACKET, 0);
+	if (fd < 0)
+		return 0;	/* no AF_ALG: leave it to the kernel */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "Cipher %s is not available in the kernel.\n", spec);
+		r = -ENOENT;
+	} else if (key_bytes > sizeof(key) || key_bytes < 1 ||
+		   setsockopt(fd, SOL_ALG_LEVEL, ALG_SET_KEY, key, key_bytes)) {
+		fprintf(stderr, "Key size %zu bits is not valid for cipher %s.\n",
+			key_bytes * 8, spec);
+		r = -EINVAL;
+	}
+	close(fd);
+	return r;
+}
+
+/* The optional words of a new table: flags, sector size, engine options. */
+static void table_features(const struct vs_map *m, char *out, size_t len)
+{
+	size_t i, used = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < N_FLAGS; i++)
+		if (m->flags & flag_words[i].flag)
+			used += snprintf(out + used, len - used, " %s", flag_words[i].word);
+	if (m->sector_size > 512) {
+		used += snprintf(out + used, len - used, " sector_size:%u", m->sector_size);
+		if (m->iv_large_sectors)
+			used += snprintf(out + used, len - used, " iv_large_sectors");
+	}
+	snprintf(out + used, len - used, "%s", opt.features);
+}
+
+/*
+ * "<len> <cipher> <key> <iv_offset> <dev> <offset> [<n> <words>]": the
+ * optional words are @words if given, else those of @m and the options.
+ */
+char *vs_table_build(const struct vs_map *m, uint64_t len, const char *key,
+			 const char *words)
+{
+	char *table = crypt_safe_alloc(VS_TABLE_MAX), feat[1024];
+	int nfeat = 0, n;
+	const char *p;
+
+	if (!table)
+		return NULL;
+	if (words)
+		snprintf(feat, sizeof(feat), " %s", words);
+	else
+		table_features(m, feat, sizeof(feat));
+	for (p = feat; *p; p++)
+		nfeat += *p == ' ' && p[1] && p[1] != ' ';
+	n = snprintf(table, VS_TABLE_MAX, "%" PRIu64 " %s %s %" PRIu64 " %s %" PRIu64,
+		     len, m->cipher, key, m->iv_offset, m->device, m->offset);
+	if (nfeat)
+		n += snprintf(table + n, VS_TABLE_MAX - n, " %d%s", nfeat, feat);
+	if (n >= VS_TABLE_MAX) {
+		crypt_safe_free(table);
+		return NULL;
+	}
+	return table;
+}
+
+/*
+ * The table's key field for @m into *@out: ":<size>:logon:<desc>" with the
+ * key added to the thread keyring (*@key_id set, drop it after the load)
+ * when @keyring, else the key in hex. Returns 0 or a negative errno.
+ */
+int vs_key_field(const struct vs_map *m, int keyring, const char *desc,
+		     int32_t *key_id, char **out)
+{
+	size_t len = 2 * m->key_size + strlen(desc) + 32, i;
+	char *field = crypt_safe_alloc(len);
+	int id;
+
+	*key_id = -1;
+	*out = NULL;
+	if (!field)
+		return -ENOMEM;
+	if (!keyring) {
+		for (i = 0; i < m->key_size; i++)
+			snprintf(field + 2 * i, 3, "%02x", m->key[i]);
+		*out = field;
+		return 0;
+	}
+	id = vs_keyring_add(desc, m->key, m->key_size);
+	if (id < 0) {
+		crypt_safe_free(field);
+		return id;
+	}
+	*key_id = id;
+	snprintf(field, len, ":%zu:logon:%s", m->key_size, desc);
+	*out = field;
+	return 0;
+}
+
+/* The sector size and flags of @t's optional words, into @m. */
+void vs_table_flags(const struct vs_table *t, struct vs_map *m)
+{
+	const char *p = strstr(t->features, "sector_size:");
+	size_t i;
+
+	m->sector_size = p ? strtoul(p + strlen("sector_size:"), NULL, 10) : 512;
+	for (i = 0; i < N_FLAGS; i++)
+		if (strstr(t->features, flag_words[i].word))
+			m->flags |= flag_words[i].flag;
+}
+
+/* veil's own engine words of @t, kept when the command line gives none. */
+void vs_keep_engine_words(const struct vs_table *t)
+{
+	char words[sizeof(t->features)], *tok, *save = NULL;
+	size_t i, n;
+
+	if (opt.features[0])
+		return;
+	snprintf(words, sizeof(words), "%s", t->features);
+	for (tok = strtok_r(words, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		for (i = 0; i < N_FLAGS && strcmp(tok, flag_words[i].word); i++)
+			;
+		if (i < N_FLAGS || !strncmp(tok, "sector_size:", 12) ||
+		    !strcmp(tok, "iv_large_sectors"))
+			continue;
+		n = strlen(opt.features);
+		snprintf(opt.features + n, sizeof(opt.features) - n, " %s", tok);
+	}
+}

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * veilsetup: what every action uses: the parsed command line, the
+ * confirmation before destroying something, a checked number argument.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <libcryptsetup.h>
+
+#include "veilsetup.h"
+
+struct vs_opts opt = { .key_slot = CRYPT_ANY_SLOT, .tries = 3 };
+
+/**
+ * vs_confirm() - cryptsetup's "Are you sure?" before destroying something
+ * @question: what will happen.
+ * @aborted: cryptsetup's message for any answer but YES, or NULL for none.
+ *
+ * Asked only on a terminal and without --batch-mode, as cryptsetup does.
+ *
+ * Return: 0 to go on, -EPERM if the answer is not YES.
+ */
+int vs_confirm(const char *question, const char *aborted)
+{
+	char answer[16] = "";
+	ssize_t n;
+
+	if (opt.batch || !isatty(STDIN_FILENO))
+		return 0;
+	fprintf(stderr, "\nWARNING!\n========\n%s\n\nAre you sure? (Type 'yes' in capital "
+		"letters): ", question);
+	n = read(STDIN_FILENO, answer, sizeof(answer) - 1);
+	if (n <= 0 || strncmp(answer, "YES\n", 4)) {
+		if (aborted)
+			fprintf(stderr, "%s\n", aborted);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/**
+ * vs_number_arg() - a decimal number from the command line, range-checked
+ * @s: the text.
+ * @what: its name, for the message.
+ * @max: the largest value allowed.
+ * @out: the value.
+ *
+ * The whole 64-bit value is checked before any caller narrows it.
+ *
+ * Return: 0, or -EINVAL after a message.
+ */
+int vs_number_arg(const char *s, const char *what, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || end == s || *s == '-' || *s == '+' || v > max) {
+		fprintf(stderr, "Invalid %s: %s (a number from 0 to %" PRIu64 ").\n",
+			what, s, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
