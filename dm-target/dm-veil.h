@@ -21,21 +21,9 @@
 #include <linux/workqueue.h>
 #include <crypto/skcipher.h>
 
-#define DM_MSG_PREFIX "veil"
+#include "veil-options.h"
 
-/* Table-line option strings, shared by the parser and the status output. */
-#define VEIL_OPT_ALLOW_DISCARDS		"allow_discards"
-#define VEIL_OPT_SAME_CPU		"same_cpu_crypt"
-#define VEIL_OPT_SUBMIT_FROM_CRYPT	"submit_from_crypt_cpus"
-#define VEIL_OPT_NO_READ_WQ		"no_read_workqueue"
-#define VEIL_OPT_NO_WRITE_WQ		"no_write_workqueue"
-#define VEIL_OPT_SECTOR_SIZE		"sector_size"
-#define VEIL_OPT_IV_LARGE_SECTORS	"iv_large_sectors"
-#define VEIL_OPT_FANOUT_CHUNK		"fanout_chunk"
-#define VEIL_OPT_NO_FANOUT		"no_fanout"
-#define VEIL_OPT_NO_KS_AHEAD		"no_keystream_ahead"
-#define VEIL_OPT_KS_AHEAD_MAX		"keystream_ahead_max"
-#define VEIL_MAX_OPTS			11
+#define DM_MSG_PREFIX "veil"
 
 /* Fan-out chunk size in bytes: default and limits. */
 #define VEIL_FANOUT_CHUNK_DEFAULT	(64 * 1024)

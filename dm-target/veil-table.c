@@ -313,15 +313,15 @@ static int veil_parse_option(struct dm_target *ti, struct veil_c *vc,
 		vc->iv_large_sectors = true;
 		return 0;
 	}
-	val = veil_opt_value(opt, VEIL_OPT_SECTOR_SIZE);
+	val = veil_opt_value(opt, VEIL_OPTV_SECTOR_SIZE);
 	if (val)
 		return veil_parse_sector_size(ti, vc, val);
-	val = veil_opt_value(opt, VEIL_OPT_FANOUT_CHUNK);
+	val = veil_opt_value(opt, VEIL_OPTV_FANOUT_CHUNK);
 	if (val)
 		return veil_parse_size(ti, val,
 				       "Invalid feature value for fanout_chunk",
 				       &vc->fanout_chunk);
-	val = veil_opt_value(opt, VEIL_OPT_KS_AHEAD_MAX);
+	val = veil_opt_value(opt, VEIL_OPTV_KS_AHEAD_MAX);
 	if (val)
 		return veil_parse_size(ti, val,
 				       "Invalid feature value for keystream_ahead_max",
@@ -438,13 +438,13 @@ unsigned int veil_emit_options(struct dm_target *ti, struct veil_c *vc,
 	veil_emit_flags(vc, veil_crypt_flag_opts,
 			ARRAY_SIZE(veil_crypt_flag_opts), result, maxlen, &sz);
 	if (vc->sector_size != SECTOR_SIZE)
-		DMEMIT(" " VEIL_OPT_SECTOR_SIZE ":%u", vc->sector_size);
+		DMEMIT(" " VEIL_OPTV_SECTOR_SIZE ":%u", vc->sector_size);
 	if (vc->iv_large_sectors)
 		DMEMIT(" " VEIL_OPT_IV_LARGE_SECTORS);
 	if (vc->fanout_chunk != VEIL_FANOUT_CHUNK_DEFAULT)
-		DMEMIT(" " VEIL_OPT_FANOUT_CHUNK ":%u", vc->fanout_chunk);
+		DMEMIT(" " VEIL_OPTV_FANOUT_CHUNK ":%u", vc->fanout_chunk);
 	if (vc->ks_ahead_max != VEIL_KS_AHEAD_MAX_DEFAULT)
-		DMEMIT(" " VEIL_OPT_KS_AHEAD_MAX ":%u", vc->ks_ahead_max);
+		DMEMIT(" " VEIL_OPTV_KS_AHEAD_MAX ":%u", vc->ks_ahead_max);
 	veil_emit_flags(vc, veil_engine_flag_opts,
 			ARRAY_SIZE(veil_engine_flag_opts), result, maxlen, &sz);
 	return sz;

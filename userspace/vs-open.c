@@ -18,6 +18,7 @@
 #include <libcryptsetup.h>
 
 #include "veilsetup.h"
+#include "veil-options.h"
 
 #define DEFAULT_PLAIN_CIPHER	"aes-cbc-essiv:sha256"	/* cryptsetup 2.6 */
 #define DEFAULT_PLAIN_BITS	256
@@ -505,7 +506,7 @@ static int reload(const char *name, struct vs_table *t, struct vs_map *m, uint64
 	m->device = t->dev;
 	m->offset = t->offset;
 	m->iv_offset = t->iv_offset;
-	m->iv_large_sectors = strstr(t->features, "iv_large_sectors") != NULL;
+	m->iv_large_sectors = strstr(t->features, VEIL_OPT_IV_LARGE_SECTORS) != NULL;
 	r = reload_key(name, t, m, &key_id, &key);
 	if (!r) {
 		table = vs_table_build(m, len, key, words);

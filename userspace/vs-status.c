@@ -14,6 +14,7 @@
 #include <libcryptsetup.h>
 
 #include "veilsetup.h"
+#include "veil-options.h"
 
 static const char *type_name(const char *uuid)
 {
@@ -35,9 +36,9 @@ static int print_status(const char *name, struct vs_table *t, char *info)
 	unsigned int ssize = 512;
 	int in_use = 0, fd;
 
-	p = strstr(t->features, "sector_size:");
+	p = strstr(t->features, VEIL_OPTV_SECTOR_SIZE ":");
 	if (p)
-		ssize = strtoul(p + strlen("sector_size:"), NULL, 10);
+		ssize = strtoul(p + strlen(VEIL_OPTV_SECTOR_SIZE ":"), NULL, 10);
 	vs_loop_backing_file(t->path, backing, sizeof(backing));
 	snprintf(node, sizeof(node), "/dev/mapper/%s", name);
 	fd = open(node, O_RDONLY | O_EXCL | O_CLOEXEC);

@@ -18,6 +18,7 @@
 #include <libcryptsetup.h>
 
 #include "veilsetup.h"
+#include "veil-options.h"
 
 #define SOL_ALG_LEVEL		279
 
@@ -26,11 +27,11 @@ static const struct {
 	uint32_t flag;
 	const char *word;
 } flag_words[] = {
-	{ CRYPT_ACTIVATE_ALLOW_DISCARDS, "allow_discards" },
-	{ CRYPT_ACTIVATE_SAME_CPU_CRYPT, "same_cpu_crypt" },
-	{ CRYPT_ACTIVATE_SUBMIT_FROM_CRYPT_CPUS, "submit_from_crypt_cpus" },
-	{ CRYPT_ACTIVATE_NO_READ_WORKQUEUE, "no_read_workqueue" },
-	{ CRYPT_ACTIVATE_NO_WRITE_WORKQUEUE, "no_write_workqueue" },
+	{ CRYPT_ACTIVATE_ALLOW_DISCARDS, VEIL_OPT_ALLOW_DISCARDS },
+	{ CRYPT_ACTIVATE_SAME_CPU_CRYPT, VEIL_OPT_SAME_CPU },
+	{ CRYPT_ACTIVATE_SUBMIT_FROM_CRYPT_CPUS, VEIL_OPT_SUBMIT_FROM_CRYPT },
+	{ CRYPT_ACTIVATE_NO_READ_WORKQUEUE, VEIL_OPT_NO_READ_WQ },
+	{ CRYPT_ACTIVATE_NO_WRITE_WORKQUEUE, VEIL_OPT_NO_WRITE_WQ },
 };
 
 #define N_FLAGS	(sizeof(flag_words) / sizeof(flag_words[0]))
@@ -155,9 +156,9 @@ static void table_features(const struct vs_map *m, char *out, size_t len)
 		if (m->flags & flag_words[i].flag)
 			used += snprintf(out + used, len - used, " %s", flag_words[i].word);
 	if (m->sector_size > 512) {
-		used += snprintf(out + used, len - used, " sector_size:%u", m->sector_size);
+		used += snprintf(out + used, len - used, " " VEIL_OPTV_SECTOR_SIZE ":%u", m->sector_size);
 		if (m->iv_large_sectors)
-			used += snprintf(out + used, len - used, " iv_large_sectors");
+			used += snprintf(out + used, len - used, " " VEIL_OPT_IV_LARGE_SECTORS);
 	}
 	snprintf(out + used, len - used, "%s", opt.features);
 }
@@ -228,10 +229,10 @@ int vs_key_field(const struct vs_map *m, int keyring, const char *desc,
 /* The sector size and flags of @t's optional words, into @m. */
 void vs_table_flags(const struct vs_table *t, struct vs_map *m)
 {
-	const char *p = strstr(t->features, "sector_size:");
+	const char *p = strstr(t->features, VEIL_OPTV_SECTOR_SIZE ":");
 	size_t i;
 
-	m->sector_size = p ? strtoul(p + strlen("sector_size:"), NULL, 10) : 512;
+	m->sector_size = p ? strtoul(p + strlen(VEIL_OPTV_SECTOR_SIZE ":"), NULL, 10) : 512;
 	for (i = 0; i < N_FLAGS; i++)
 		if (strstr(t->features, flag_words[i].word))
 			m->flags |= flag_words[i].flag;
@@ -249,8 +250,9 @@ void vs_keep_engine_words(const struct vs_table *t)
 	for (tok = strtok_r(words, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
 		for (i = 0; i < N_FLAGS && strcmp(tok, flag_words[i].word); i++)
 			;
-		if (i < N_FLAGS || !strncmp(tok, "sector_size:", 12) ||
-		    !strcmp(tok, "iv_large_sectors"))
+		if (i < N_FLAGS ||
+		    !strncmp(tok, VEIL_OPTV_SECTOR_SIZE ":", strlen(VEIL_OPTV_SECTOR_SIZE ":")) ||
+		    !strcmp(tok, VEIL_OPT_IV_LARGE_SECTORS))
 			continue;
 		n = strlen(opt.features);
 		snprintf(opt.features + n, sizeof(opt.features) - n, " %s", tok);

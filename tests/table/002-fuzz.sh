@@ -21,7 +21,7 @@ info "seed $seed, $count cases (reproduce: VEIL_FUZZ_SEED=$seed VEIL_FUZZ_COUNT=
 
 [ -f /usr/include/libdevmapper.h ] || skip "no libdevmapper.h (libdevmapper-dev)"
 t=$(date +%s)
-cc -O2 -Wall -o "$WORK/table-fuzz" "$TOP/tests/tools/table-fuzz.c" -ldevmapper ||
+cc -O2 -Wall -I"$TOP/dm-target" -o "$WORK/table-fuzz" "$TOP/tests/tools/table-fuzz.c" -ldevmapper ||
 	fail "cannot build table-fuzz"
 info "table-fuzz built in $(($(date +%s) - t))s"
 

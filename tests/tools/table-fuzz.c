@@ -50,6 +50,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "veil-options.h"
+
 #define DEV_NAME	"vfuzz"
 #define KEYRING_KEY	":32:logon:veiltest:fuzz"
 #define MAX_TOK		64
@@ -336,12 +338,16 @@ static const uint64_t edge_u64[] = {
 #define NEDGE64 ARRAY_SIZE(edge_u64)
 
 static const char * const flag_features[] = {
-	"allow_discards", "same_cpu_crypt", "submit_from_crypt_cpus",
-	"no_read_workqueue", "no_write_workqueue", "iv_large_sectors",
-	"no_fanout", "no_keystream_ahead",
+	VEIL_OPT_ALLOW_DISCARDS, VEIL_OPT_SAME_CPU, VEIL_OPT_SUBMIT_FROM_CRYPT,
+	VEIL_OPT_NO_READ_WQ, VEIL_OPT_NO_WRITE_WQ, VEIL_OPT_IV_LARGE_SECTORS,
+	VEIL_OPT_NO_FANOUT, VEIL_OPT_NO_KS_AHEAD,
 };
 
 #define NFLAGS ARRAY_SIZE(flag_features)
+/* The options with a value: sector_size, fanout_chunk, keystream_ahead_max. */
+#define NVALUED 3
+_Static_assert(NFLAGS + NVALUED == VEIL_MAX_OPTS,
+	       "a table option of veil-options.h is missing here");
 
 static const char * const junk_tokens[] = {
 	"-", ":", "::", "\\", "\\\\", "0", "veil", "crypt", "capi:", "(", ")",
@@ -418,7 +424,7 @@ static char *pow2_value(const char *name)
 static void gen_seed(const struct env *e, struct toks *tk, uint64_t *len)
 {
 	const struct cipher_seed *c = &ciphers[rnd(NCIPHERS)];
-	bool used[NFLAGS + 3] = { false };
+	bool used[NFLAGS + NVALUED] = { false };
 	struct toks feat = { 0 };
 	unsigned int unit = 1, nfeat = 0, i;
 	uint64_t off, avail, ivoff;
@@ -427,7 +433,7 @@ static void gen_seed(const struct env *e, struct toks *tk, uint64_t *len)
 	if (chance(50))
 		nfeat = 1 + rnd(5);
 	for (i = 0; i < nfeat; i++) {
-		unsigned int k = rnd(NFLAGS + 3);
+		unsigned int k = rnd(NFLAGS + NVALUED);
 		char *f;
 
 		if (used[k])
@@ -437,11 +443,11 @@ static void gen_seed(const struct env *e, struct toks *tk, uint64_t *len)
 			f = xstrdup(flag_features[k]);
 		} else if (k == NFLAGS) {
 			unit = 1u << rnd(4);
-			f = xasprintf("sector_size:%u", unit * 512);
+			f = xasprintf(VEIL_OPTV_SECTOR_SIZE ":%u", unit * 512);
 		} else if (k == NFLAGS + 1) {
-			f = pow2_value("fanout_chunk");
+			f = pow2_value(VEIL_OPTV_FANOUT_CHUNK);
 		} else {
-			f = pow2_value("keystream_ahead_max");
+			f = pow2_value(VEIL_OPTV_KS_AHEAD_MAX);
 		}
 		if (chance(5)) {
 			char *p;
