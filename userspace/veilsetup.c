@@ -82,66 +82,118 @@ enum {
 	OPT_PERSISTENT, OPT_PERF, OPT_ALIGN_PAYLOAD,
 };
 
-static const struct option long_opts[] = {
-	{ "cipher", required_argument, NULL, 'c' },
-	{ "key-size", required_argument, NULL, 's' },
-	{ "hash", required_argument, NULL, 'h' },
-	{ "key-file", required_argument, NULL, 'd' },
-	{ "keyfile-offset", required_argument, NULL, OPT_KEYFILE_OFFSET },
-	{ "keyfile-size", required_argument, NULL, 'l' },
-	{ "new-keyfile-offset", required_argument, NULL, OPT_NEW_KEYFILE_OFFSET },
-	{ "new-keyfile-size", required_argument, NULL, OPT_NEW_KEYFILE_SIZE },
-	{ "key-slot", required_argument, NULL, 'S' },
-	{ "verify-passphrase", no_argument, NULL, 'y' },
-	{ "offset", required_argument, NULL, 'o' },
-	{ "skip", required_argument, NULL, 'p' },
-	{ "size", required_argument, NULL, 'b' },
-	{ "sector-size", required_argument, NULL, OPT_SECTOR_SIZE },
-	{ "iv-large-sectors", no_argument, NULL, OPT_IV_LARGE },
-	{ "allow-discards", no_argument, NULL, OPT_ALLOW_DISCARDS },
-	{ "readonly", no_argument, NULL, 'r' },
-	{ "disable-keyring", no_argument, NULL, OPT_DISABLE_KEYRING },
-	{ "hex-key", no_argument, NULL, OPT_DISABLE_KEYRING },
-	{ "type", required_argument, NULL, 'M' },
-	{ "header", required_argument, NULL, OPT_HEADER },
-	{ "header-backup-file", required_argument, NULL, OPT_BACKUP_FILE },
-	{ "test-passphrase", no_argument, NULL, OPT_TEST_PASSPHRASE },
-	{ "tries", required_argument, NULL, 'T' },
-	{ "timeout", required_argument, NULL, 't' },
-	{ "pbkdf", required_argument, NULL, OPT_PBKDF },
-	{ "pbkdf-memory", required_argument, NULL, OPT_PBKDF_MEMORY },
-	{ "pbkdf-parallel", required_argument, NULL, OPT_PBKDF_PARALLEL },
-	{ "pbkdf-force-iterations", required_argument, NULL, OPT_PBKDF_ITERATIONS },
-	{ "iter-time", required_argument, NULL, 'i' },
-	{ "uuid", required_argument, NULL, OPT_UUID },
-	{ "label", required_argument, NULL, OPT_LABEL },
-	{ "align-payload", required_argument, NULL, OPT_ALIGN_PAYLOAD },
-	{ "persistent", no_argument, NULL, OPT_PERSISTENT },
-	{ "perf-same_cpu_crypt", no_argument, NULL, OPT_PERF },
-	{ "perf-submit_from_crypt_cpus", no_argument, NULL, OPT_PERF },
-	{ "perf-no_read_workqueue", no_argument, NULL, OPT_PERF },
-	{ "perf-no_write_workqueue", no_argument, NULL, OPT_PERF },
-	{ "batch-mode", no_argument, NULL, 'q' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "debug", no_argument, NULL, OPT_DEBUG },
-	{ "version", no_argument, NULL, 'V' },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "help", no_argument, NULL, '?' },
-	/* veil's own engine options (docs/table-line.md) */
-	{ "fanout-chunk", required_argument, NULL, OPT_VALUE_FEATURE },
-	{ "keystream-ahead-max", required_argument, NULL, OPT_VALUE_FEATURE },
-	{ "no-fanout", no_argument, NULL, OPT_FEATURE },
-	{ "no-keystream-ahead", no_argument, NULL, OPT_FEATURE },
+/*
+ * Every option, once: its name, value, short letter or OPT_*, its line in
+ * --help (which the bash completion reads) and, for those only some
+ * actions take, the actions that take them (cryptsetup 2.6's lists of its
+ * src/cryptsetup_args.h, and veil's own that belong to a mapping or to
+ * one action). Checked before any action runs, as cryptsetup's
+ * tools_check_args(): an option is refused (exit 1), never ignored:
+ * "erase -S 1" must not erase every keyslot.
+ */
+static const struct vs_option {
+	const char *name;
+	int has_arg;
+	int val;
+	const char *value;	/* the value's name in --help; NULL: none */
+	const char *help;	/* NULL: an older spelling, not in --help */
+	const char *only;	/* the actions that take it, or NULL: all */
+} options[] = {
+	{ "type", required_argument, 'M', "TYPE", "plain, luks, luks1 or luks2", NULL },
+	{ "cipher", required_argument, 'c', "STRING", "the cipher spec", NULL },
+	{ "key-size", required_argument, 's', "BITS", "the key size",
+	  "open luksFormat luksAddKey benchmark" },
+	{ "hash", required_argument, 'h', "STRING", "plain mode's passphrase hash", NULL },
+	{ "key-file", required_argument, 'd', "FILE", "read the key from a file", NULL },
+	{ "keyfile-offset", required_argument, OPT_KEYFILE_OFFSET, "BYTES",
+	  "skip this much of the key file", NULL },
+	{ "keyfile-size", required_argument, 'l', "BYTES",
+	  "read at most this much of the key file", NULL },
+	{ "new-keyfile-offset", required_argument, OPT_NEW_KEYFILE_OFFSET, "BYTES",
+	  "skip this much of the new key file", NULL },
+	{ "new-keyfile-size", required_argument, OPT_NEW_KEYFILE_SIZE, "BYTES",
+	  "read at most this much of the new key file", NULL },
+	{ "key-slot", required_argument, 'S', "NUM", "the keyslot to use",
+	  "open luksFormat luksAddKey luksChangeKey luksDump luksResume" },
+	{ "verify-passphrase", no_argument, 'y', NULL, "ask for the passphrase twice", NULL },
+	{ "offset", required_argument, 'o', "SECTORS", "where the data starts on the device",
+	  "open luksFormat" },
+	{ "skip", required_argument, 'p', "SECTORS", "the IV offset", "open" },
+	{ "size", required_argument, 'b', "SECTORS", "the size of the mapping", "open resize" },
+	{ "sector-size", required_argument, OPT_SECTOR_SIZE, "BYTES",
+	  "the encryption sector size", "open luksFormat" },
+	{ "iv-large-sectors", no_argument, OPT_IV_LARGE, NULL,
+	  "count IVs in encryption sectors", "open" },
+	{ "allow-discards", no_argument, OPT_ALLOW_DISCARDS, NULL, "pass discards down", "open" },
+	{ "readonly", no_argument, 'r', NULL, "map read-only", NULL },
+	{ "disable-keyring", no_argument, OPT_DISABLE_KEYRING, NULL,
+	  "the key in the table, not the keyring", NULL },
+	{ "hex-key", no_argument, OPT_DISABLE_KEYRING, NULL, NULL, NULL },
+	{ "header", required_argument, OPT_HEADER, "FILE", "a detached LUKS header", NULL },
+	{ "header-backup-file", required_argument, OPT_BACKUP_FILE, "FILE",
+	  "the file of luksHeaderBackup and luksHeaderRestore", NULL },
+	{ "test-passphrase", no_argument, OPT_TEST_PASSPHRASE, NULL,
+	  "check the passphrase, map nothing", "open" },
+	{ "tries", required_argument, 'T', "NUM", "passphrase attempts", NULL },
+	{ "timeout", required_argument, 't', "SECONDS", "passphrase prompt timeout", NULL },
+	{ "pbkdf", required_argument, OPT_PBKDF, "STRING", "argon2id, argon2i or pbkdf2",
+	  "luksFormat luksAddKey luksChangeKey benchmark" },
+	{ "pbkdf-memory", required_argument, OPT_PBKDF_MEMORY, "KIB", "argon2's memory cost",
+	  NULL },
+	{ "pbkdf-parallel", required_argument, OPT_PBKDF_PARALLEL, "NUM", "argon2's threads",
+	  NULL },
+	{ "pbkdf-force-iterations", required_argument, OPT_PBKDF_ITERATIONS, "NUM",
+	  "PBKDF iterations, no benchmark", "luksFormat luksAddKey luksChangeKey" },
+	{ "iter-time", required_argument, 'i', "MS", "PBKDF time",
+	  "luksFormat luksAddKey luksChangeKey benchmark" },
+	{ "uuid", required_argument, OPT_UUID, "UUID", "the LUKS header's UUID",
+	  "luksFormat luksUUID" },
+	{ "label", required_argument, OPT_LABEL, "STRING", "the LUKS2 header's label",
+	  "luksFormat" },
+	{ "align-payload", required_argument, OPT_ALIGN_PAYLOAD, "SECTORS",
+	  "align the data to this many sectors", "luksFormat" },
+	{ "persistent", no_argument, OPT_PERSISTENT, NULL,
+	  "store the flags in the LUKS2 header", "open" },
+	{ "perf-same_cpu_crypt", no_argument, OPT_PERF, NULL, "dm-crypt's flag (table-line.md)",
+	  NULL },
+	{ "perf-submit_from_crypt_cpus", no_argument, OPT_PERF, NULL,
+	  "dm-crypt's flag (table-line.md)", NULL },
+	{ "perf-no_read_workqueue", no_argument, OPT_PERF, NULL,
+	  "dm-crypt's flag (table-line.md)", NULL },
+	{ "perf-no_write_workqueue", no_argument, OPT_PERF, NULL,
+	  "dm-crypt's flag (table-line.md)", NULL },
+	{ "batch-mode", no_argument, 'q', NULL, "no questions", NULL },
+	{ "verbose", no_argument, 'v', NULL, "say how the command ended", NULL },
+	{ "debug", no_argument, OPT_DEBUG, NULL, "libcryptsetup's debug messages", NULL },
+	{ "version", no_argument, 'V', NULL, "print the version", NULL },
+	{ "json", no_argument, OPT_JSON, NULL, "JSON output", "status benchmark" },
+	{ "help", no_argument, '?', NULL, "this text", NULL },
+	/* veil's own engine options (docs/table-line.md): a mapping's */
+	{ "fanout-chunk", required_argument, OPT_VALUE_FEATURE, "BYTES",
+	  "veil: the chunk spread over CPUs", "open" },
+	{ "keystream-ahead-max", required_argument, OPT_VALUE_FEATURE, "BYTES",
+	  "veil: the largest CTR read with keystream ahead", "open" },
+	{ "no-fanout", no_argument, OPT_FEATURE, NULL, "veil: one CPU per request", "open" },
+	{ "no-keystream-ahead", no_argument, OPT_FEATURE, NULL,
+	  "veil: no CTR keystream during reads", "open" },
 	/* the --perf-* options under veil's older names */
-	{ "same-cpu-crypt", no_argument, NULL, OPT_PERF },
-	{ "submit-from-crypt-cpus", no_argument, NULL, OPT_PERF },
-	{ "no-read-workqueue", no_argument, NULL, OPT_PERF },
-	{ "no-write-workqueue", no_argument, NULL, OPT_PERF },
-	{ NULL, 0, NULL, 0 },
+	{ "same-cpu-crypt", no_argument, OPT_PERF, NULL, NULL, NULL },
+	{ "submit-from-crypt-cpus", no_argument, OPT_PERF, NULL, NULL, NULL },
+	{ "no-read-workqueue", no_argument, OPT_PERF, NULL, NULL, NULL },
+	{ "no-write-workqueue", no_argument, OPT_PERF, NULL, NULL, NULL },
 };
+
+#define N_OPTIONS	(sizeof(options) / sizeof(options[0]))
+
+/* getopt_long()'s view of options[], filled in by main(). */
+static struct option long_opts[N_OPTIONS + 1];
+/* Which of options[] the command line gave. */
+static int option_given[N_OPTIONS];
+
 
 static void usage(FILE *f)
 {
+	const struct vs_option *o;
 	const struct action *a;
 
 	fprintf(f, "veilsetup " VS_VERSION "\n"
@@ -149,21 +201,21 @@ static void usage(FILE *f)
 		"<action> is one of:\n");
 	for (a = actions; a->name; a++)
 		fprintf(f, "\t%s %s - %s\n", a->name, a->arg_help, a->help);
-	fprintf(f, "\nOptions (as cryptsetup's; veilsetup(8) has them all):\n"
-		"  -M/--type plain|luks|luks1|luks2, -c/--cipher, -s/--key-size, -h/--hash,\n"
-		"  -d/--key-file, --keyfile-offset, -l/--keyfile-size, --new-keyfile-offset,\n"
-		"  --new-keyfile-size, -S/--key-slot, -y/--verify-passphrase, -o/--offset,\n"
-		"  -p/--skip, -b/--size, --sector-size, --iv-large-sectors, --allow-discards,\n"
-		"  -r/--readonly, --disable-keyring (--hex-key), --header,\n"
-		"  --header-backup-file, --test-passphrase, -T/--tries, -t/--timeout,\n"
-		"  --pbkdf, --pbkdf-memory, --pbkdf-parallel, --pbkdf-force-iterations,\n"
-		"  -i/--iter-time, --uuid, --label, --align-payload, --persistent,\n"
-		"  --perf-same_cpu_crypt, --perf-submit_from_crypt_cpus,\n"
-		"  --perf-no_read_workqueue, --perf-no_write_workqueue, -q/--batch-mode,\n"
-		"  -v/--verbose, --debug, -V/--version, --json (status, benchmark), -?/--help\n"
-		"veil's engine: --fanout-chunk BYTES, --keystream-ahead-max BYTES,\n"
-		"  --no-fanout, --no-keystream-ahead (docs/table-line.md)\n"
-		"\nDefault compiled-in device cipher parameters:\n"
+	fprintf(f, "\nOptions (as cryptsetup's; veilsetup(8) says more):\n");
+	for (o = options; o < options + N_OPTIONS; o++) {
+		char left[64];
+
+		if (!o->help)
+			continue;
+		if (o->val < 128)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->val, o->name,
+				 o->value ? "=" : "", o->value ?: "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name,
+				 o->value ? "=" : "", o->value ?: "");
+		fprintf(f, "  %-36s %s\n", left, o->help);
+	}
+	fprintf(f, "\nDefault compiled-in device cipher parameters:\n"
 		"\tplain: aes-cbc-essiv:sha256, Key: 256 bits, Password hashing: ripemd160\n"
 		"\tLUKS: aes-xts-plain64, Key: 256 bits (512 with XTS), PBKDF: libcryptsetup's\n");
 }
@@ -257,58 +309,28 @@ static int num(const char *what, uint64_t max, uint64_t *out)
 	return vs_number_arg(optarg, what, max, out);
 }
 
-/*
- * The options cryptsetup 2.6 allows only with some actions (the action
- * lists of its src/cryptsetup_args.h), and veil's own that belong to a
- * mapping or to one action. Any other option goes with every action.
- * Checked before any action runs, as cryptsetup's tools_check_args():
- * an option is refused (exit 1), never ignored: "erase -S 1" must not
- * erase every keyslot.
- */
-static const struct limited_option {
-	int c;			/* getopt_long()'s value */
-	const char *name;	/* NULL: the engine option given */
-	const char *actions;	/* " action action ... " */
-} limited_options[] = {
-	{ 's', "key-size", " open luksFormat luksAddKey benchmark " },
-	{ 'S', "key-slot", " open luksFormat luksAddKey luksChangeKey luksDump luksResume " },
-	{ 'o', "offset", " open luksFormat " },
-	{ 'p', "skip", " open " },
-	{ 'b', "size", " open resize " },
-	{ OPT_SECTOR_SIZE, "sector-size", " open luksFormat " },
-	{ OPT_IV_LARGE, "iv-large-sectors", " open " },
-	{ OPT_ALLOW_DISCARDS, "allow-discards", " open " },
-	{ OPT_TEST_PASSPHRASE, "test-passphrase", " open " },
-	{ OPT_PBKDF, "pbkdf", " luksFormat luksAddKey luksChangeKey benchmark " },
-	{ OPT_PBKDF_ITERATIONS, "pbkdf-force-iterations", " luksFormat luksAddKey luksChangeKey " },
-	{ 'i', "iter-time", " luksFormat luksAddKey luksChangeKey benchmark " },
-	{ OPT_UUID, "uuid", " luksFormat luksUUID " },
-	{ OPT_LABEL, "label", " luksFormat " },
-	{ OPT_ALIGN_PAYLOAD, "align-payload", " luksFormat " },
-	{ OPT_PERSISTENT, "persistent", " open " },
-	/* veil's own: a mapping's engine options, and --json */
-	{ OPT_FEATURE, NULL, " open " },
-	{ OPT_JSON, "json", " status benchmark " },
-	{ 0, NULL, NULL },
-};
+/* Whether the space-separated @list names @word. */
+static int in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
 
-static int option_given[OPT_ALIGN_PAYLOAD + 1];
-static const char *engine_option;
+	for (p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
+}
 
 /* cryptsetup's refusal of an option the action does not take. */
 static int check_options(const struct action *a)
 {
 	const char *action = a->options_as ?: a->name;
-	const struct limited_option *l;
-	char word[64];
+	size_t i;
 
-	snprintf(word, sizeof(word), " %s ", action);
-	for (l = limited_options; l->actions; l++) {
-		int given = l->c == OPT_FEATURE ? engine_option != NULL : option_given[l->c];
-
-		if (given && !strstr(l->actions, word)) {
+	for (i = 0; i < N_OPTIONS; i++) {
+		if (option_given[i] && options[i].only && !in_list(options[i].only, action)) {
 			fprintf(stderr, "veilsetup: Option --%s is not allowed with %s action.\n",
-				l->name ?: engine_option, action);
+				options[i].name, action);
 			return -EINVAL;
 		}
 	}
@@ -422,7 +444,6 @@ static int parse_option(int c, int idx)
 	case OPT_FEATURE:
 		/* a mapping's options: a LUKS header has no place for them */
 		r = add_engine_option(long_opts[idx].name, c == OPT_VALUE_FEATURE ? optarg : NULL);
-		engine_option = long_opts[idx].name;
 		break;
 	default: r = -EINVAL; break;
 	}
@@ -432,10 +453,15 @@ static int parse_option(int c, int idx)
 int main(int argc, char **argv)
 {
 	const struct action *a;
-	int c, idx = 0, nargs, r;
+	int c, idx, nargs, r;
+	size_t i;
 
 	crypt_set_log_callback(NULL, log_cb, NULL);
+	for (i = 0; i < N_OPTIONS; i++)
+		long_opts[i] = (struct option){ options[i].name, options[i].has_arg, NULL,
+						options[i].val };
 	opterr = 0;
+	idx = -1;
 	while ((c = getopt_long(argc, argv, "c:s:h:d:l:S:yo:p:b:rT:t:i:M:qvV?", long_opts,
 				&idx)) != -1) {
 		if (c == '?') {
@@ -452,11 +478,14 @@ int main(int argc, char **argv)
 			printf("veilsetup " VS_VERSION "\n");
 			return VS_EXIT_OK;
 		}
-		if (parse_option(c, idx))
+		/* A short option: the first of options[] with its letter. */
+		for (i = 0; idx < 0 && i < N_OPTIONS; i++)
+			if (options[i].val == c)
+				idx = i;
+		if (idx < 0 || parse_option(c, idx))
 			return VS_EXIT_PARAMS;
-		if (c > 0 && c < (int)(sizeof(option_given) / sizeof(option_given[0])))
-			option_given[c] = 1;
-		idx = 0;
+		option_given[idx] = 1;
+		idx = -1;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "Argument <action> missing.\n");
