@@ -15,13 +15,10 @@ truncate -s 64M "$img"
 qopts="-device qemu-xhci,id=xhci -drive if=none,id=stick,format=raw,file=$img"
 qopts="$qopts -device usb-storage,id=stick0,bus=xhci.0,drive=stick,removable=on"
 
+. "$TOP/tests/host/host-lib.sh"
 for phase in write read; do
 	echo "# boot: $phase"
-	"$TOP/scripts/guest.sh" -w "$RESULTS" -q "$qopts" -- \
-		"bash $TOP/tests/host/usb-guest.sh $RESULTS $phase > $RESULTS/usb-$phase.log 2>&1" \
-		> "$RESULTS/usb-console-$phase.log" 2>&1 || true
-	cat "$RESULTS/usb-$phase.log" 2>/dev/null || true
-	[ -f "$RESULTS/usb-$phase.ok" ] || { echo "FAIL: $phase boot did not finish"; exit 1; }
+	run_guest "$RESULTS" "usb-$phase" -q "$qopts" -- usb-guest.sh "$phase" || exit 1
 done
 if grep -qa VEIL-PLAINTEXT-MARKER "$img"; then echo "FAIL: plaintext on the stick"; exit 1; fi
 rm -f "$img"
