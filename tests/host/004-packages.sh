@@ -9,8 +9,9 @@
 #   004-packages.sh RESULTS
 #
 # run: on request (make test T=host/004): DKMS compiles the module inside
-# the emulated guest (12 minutes on 6.12 with a second guest running);
-# CI runs it on 6.12.
+# the emulated guest (12 minutes on 6.12 with a second guest running, more
+# than 25 with two); CI runs it on 6.12.
+# limit: 3000
 set -eu
 RESULTS=$1
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
