@@ -9,7 +9,7 @@
 # ENOMEM or a constructor's EINVAL and leaves no table; for the async
 # spec one of them is the request pool's ("Cannot allocate cipher request
 # pool"). The runner's kmemleak scan after the area finds no leak, and the
-# module unloads at the end. 25 minutes on the debug kernel beside
+# module unloads at the end. Over half an hour on the debug kernel beside
 # another guest: run by make test on that kernel, not in CI.
 . "$(dirname "$0")/../lib.sh"
 requires root
