@@ -24,12 +24,22 @@ run_guest() {
 			> "$console" 2>&1 || echo "guest.sh: exit $?" >> "$console"
 		cat "$results/$name.log" 2>/dev/null || true
 		[ -f "$results/$name.ok" ] && return 0
-		tail -20 "$console"
-		grep -q 'qemu-status: QEMU was killed by signal' "$console" ||
-			{ echo "FAIL: the $name guest did not finish (its console ends above)"; return 1; }
-		[ "$attempt" = 1 ] || { echo "FAIL: QEMU died in both guests (above)"; return 1; }
-		echo "QEMU itself died, not the guest (above): once more in a new guest"
-		mv "$console" "$results/$name-console.1.log"
-		mv "$results/$name.log" "$results/$name.1.log" 2>/dev/null || true
+		again_after_qemu_death "$console" "$results/$name.log" "$attempt" \
+			"the $name guest did not finish (its console ends above)" || return 1
 	done
+}
+
+# again_after_qemu_death CONSOLE LOG ATTEMPT WHY: after a guest that did
+# not finish, whether to boot it once more: only if QEMU itself was killed
+# by a signal and this was the first attempt (the first attempt's console
+# and log are kept as *.1.log). Otherwise prints FAIL: WHY and returns 1.
+again_after_qemu_death() {
+	local console=$1 log=$2 attempt=$3 why=$4
+	tail -20 "$console"
+	grep -q 'qemu-status: QEMU was killed by signal' "$console" ||
+		{ echo "FAIL: $why"; return 1; }
+	[ "$attempt" = 1 ] || { echo "FAIL: QEMU died in both guests (above)"; return 1; }
+	echo "QEMU itself died, not the guest (above): once more in a new guest"
+	mv "$console" "${console%.log}.1.log"
+	mv "$log" "${log%.log}.1.log" 2>/dev/null || true
 }
