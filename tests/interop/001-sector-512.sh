@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Every cipher spec, 512-byte sectors: veil and dm-crypt read each other's data.
-# VEIL_INTEROP_COVERING=1 (CI's 6.12 stage) checks only the specs that
+# VEIL_INTEROP_COVERING=1 (make check and CI's sets) checks only the specs that
 # bring a mode, cipher or IV generator not seen before, as interop/002.
 . "$(dirname "$0")/../lib.sh"
 requires root
