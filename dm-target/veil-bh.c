@@ -30,8 +30,9 @@
 #include <linux/percpu.h>
 #include <linux/sched/clock.h>
 
-#include "dm-veil.h"
+#include "veil-bh.h"
 #include "veil-compat.h"
+#include "veil-job.h"
 
 /* The longest a drain runs before it lets other softirq work in. */
 #define VEIL_BH_BUDGET_NS	(2 * NSEC_PER_MSEC)

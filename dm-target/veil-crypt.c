@@ -14,9 +14,9 @@
  * driver that completes at once (a sync cipher, or x86's AES-NI glue in a
  * task) never takes a request from the mempool. An atomic caller (a read's
  * completion) never waits: when a driver goes async, the chunk stops there
- * and veil_io_resume() finishes it from a queue once the driver calls
- * back; when a driver's queue is full (-ENOSPC without a backlog), the
- * chunk goes on from the queue at once.
+ * and the driver calls the caller's callback, which goes on from a queue
+ * (veil-job.c); when a driver's queue is full (-ENOSPC without a backlog),
+ * the caller goes on from the queue at once.
  * The time inside each cipher call is read from local_clock(), the cheap
  * per-CPU clock, and summed per CPU.
  */
@@ -26,8 +26,10 @@
 #include <linux/scatterlist.h>
 #include <crypto/algapi.h>
 
-#include "dm-veil.h"
 #include "veil-compat.h"
+#include "veil-crypt.h"
+#include "veil-iv.h"
+#include "veil-job.h"
 
 /* The IV sector of a target-relative sector, as dm-crypt computes it. */
 static sector_t veil_iv_sector(const struct veil_c *vc, sector_t sector)
@@ -36,35 +38,18 @@ static sector_t veil_iv_sector(const struct veil_c *vc, sector_t sector)
 	return vc->iv_large_sectors ? sector >> vc->sector_shift : sector;
 }
 
-static enum veil_dir veil_crypt_dir(enum veil_job_kind kind)
-{
-	return kind == VEIL_JOB_WRITE ? VEIL_ENCRYPT : VEIL_DECRYPT;
-}
-
-static void veil_crypt_count(struct veil_c *vc, enum veil_dir dir,
-			     unsigned int bytes, u64 ns)
+/**
+ * veil_crypt_count() - add cipher work to this CPU's counters
+ * @vc: the target.
+ * @dir: the direction.
+ * @bytes: bytes through the cipher.
+ * @ns: nanoseconds inside cipher calls.
+ */
+void veil_crypt_count(struct veil_c *vc, enum veil_dir dir,
+		      unsigned int bytes, u64 ns)
 {
 	this_cpu_add(vc->stats->bytes[dir], bytes);
 	this_cpu_add(vc->stats->cipher_ns[dir], ns);
-}
-
-/*
- * An atomic caller's request completed asynchronously: count its sector
- * (its runner could not: see veil_crypt_chunk()) and go on from a queue.
- */
-static void veil_crypt_async_done(veil_crypto_done_arg arg, int err)
-{
-	struct veil_io *io = veil_crypto_done_data(arg);
-	struct veil_c *vc = io->vc;
-
-	if (err == -EINPROGRESS)
-		return;
-	if (err)
-		WRITE_ONCE(io->error, true);
-	else
-		veil_crypt_count(vc, veil_crypt_dir(io->kind), vc->sector_size,
-				 0);
-	veil_io_resume(io);
 }
 
 /**
@@ -178,12 +163,12 @@ static int veil_window_submit(struct veil_c *vc, struct veil_window *w,
 
 /*
  * Set @r up for one sector and submit it: an atomic caller's to the
- * driver with veil_crypt_async_done() as callback, a sleeping caller's in
- * its window @w.
+ * driver with @async_done as callback, a sleeping caller's in its window
+ * @w.
  */
 static int veil_cipher(struct veil_io *io, struct veil_req *r,
-		       struct veil_window *w, sector_t sector, bool encrypt,
-		       bool *drain)
+		       struct veil_window *w, crypto_completion_t async_done,
+		       sector_t sector, bool encrypt, bool *drain)
 {
 	struct veil_c *vc = io->vc;
 	struct skcipher_request *req = &r->req;
@@ -196,7 +181,7 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 				   vc->sector_size, iv);
 	if (w)
 		return veil_window_submit(vc, w, r, encrypt, drain);
-	skcipher_request_set_callback(req, 0, veil_crypt_async_done, io);
+	skcipher_request_set_callback(req, 0, async_done, io);
 	return encrypt ? crypto_skcipher_encrypt(req) :
 			 crypto_skcipher_decrypt(req);
 }
@@ -221,27 +206,31 @@ static void veil_out_sg(struct veil_io *io, enum veil_job_kind kind,
  *	a keystream job whose read has completed.
  * @done: in: bytes of the chunk already done; out: bytes done, counting a
  *	sector left in flight (-EINPROGRESS).
- * @atomic: the caller may not sleep; @r must then be &@io->req. A caller
- *	that may sleep keeps several requests in flight with an async
- *	driver, @r first, and returns once all of them finished.
+ * @async_done: NULL if the caller may sleep: it keeps several requests in
+ *	flight with an async driver, @r first, and returns once all of them
+ *	finished. Otherwise the caller may not sleep, @r must be &@io->req,
+ *	and a sector the driver completes later ends in @async_done (with
+ *	@io as its data), which counts it and goes on with the chunk.
  *
  * Writes encrypt the bio's data into @io->out, reads decrypt it in place,
  * keystream chunks encrypt zeros into @io->ks_pages.
  *
  * Return: 0; -EINPROGRESS (atomic only) when a sector completes later
- * through veil_io_resume(), or -EBUSY or -ENOSPC when the driver refused
- * it (its queue is full) and the caller must resume; @io->resume_idx and
- * @io->resume_off then say where.
+ * through @async_done, or -EBUSY or -ENOSPC when the driver refused it
+ * (its queue is full) and the caller must go on later; @io->resume_idx
+ * and @io->resume_off then say where.
  * Otherwise -EIO for a sector split over pages, or the cipher's error.
  */
 int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
-		     enum veil_job_kind kind, unsigned int *done, bool atomic)
+		     enum veil_job_kind kind, unsigned int *done,
+		     crypto_completion_t async_done)
 {
+	bool atomic = async_done;
 	struct veil_c *vc = io->vc;
 	unsigned int off = idx * io->chunk_bytes, pos = *done;
 	unsigned int len = veil_chunk_len(io, idx);
 	unsigned int step = vc->sector_size;
-	enum veil_dir dir = veil_crypt_dir(kind);
+	enum veil_dir dir = veil_kind_dir(kind);
 	sector_t sector = io->sector + ((off + pos) >> SECTOR_SHIFT);
 	struct bvec_iter iter = io->iter;
 	struct veil_window window, *w = NULL;
@@ -297,10 +286,10 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 			ns = 0;
 		}
 		t0 = local_clock();
-		ret = veil_cipher(io, q, w, sector, kind != VEIL_JOB_READ,
-				  &drain);
+		ret = veil_cipher(io, q, w, async_done, sector,
+				  kind != VEIL_JOB_READ, &drain);
 		if (atomic && ret == -EINPROGRESS) {
-			/* Counted by veil_crypt_async_done(); @vc may be gone. */
+			/* Counted by @async_done; @vc may be gone. */
 			*done = pos + step;
 			return ret;
 		}

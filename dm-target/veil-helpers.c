@@ -33,7 +33,26 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 
-#include "dm-veil.h"
+#include "veil-helpers.h"
+#include "veil-job.h"
+
+/* A bio wakes at most one helper per this many bytes of its data. */
+#define VEIL_WAKE_BYTES			(32 * 1024)
+
+/**
+ * struct veil_helper - one helper of one target
+ * @vc: the target.
+ * @work: the helper, queued by veil_helpers_offer().
+ * @state: enum veil_helper_state.
+ * @req: the helper's cipher request; one at a time, as @work never runs
+ *	on two CPUs at once.
+ */
+struct veil_helper {
+	struct veil_c *vc;
+	struct work_struct work;
+	atomic_t state;
+	struct veil_req *req;
+};
 
 /**
  * enum veil_helper_state - where a helper is
@@ -161,18 +180,13 @@ static void veil_helper_work(struct work_struct *work)
 {
 	struct veil_helper *h = container_of(work, struct veil_helper, work);
 	struct veil_c *vc = h->vc;
-	struct veil_io *io;
-	unsigned int idx;
 
 	atomic_set(&h->state, VEIL_HELPER_RUNNING);
 	atomic_dec(&vc->helpers_queued);
 	for (;;) {
-		while ((io = veil_job_claim_listed(vc, &idx))) {
-			veil_job_run_chunk(io, h->req, idx, 0, VEIL_IN_HELPER,
-					   false);
-			/* Jobs may keep coming: let others run between chunks. */
+		/* Jobs may keep coming: let others run between chunks. */
+		while (veil_job_help(vc, h->req))
 			cond_resched();
-		}
 		atomic_set(&h->state, VEIL_HELPER_IDLE);
 		/* Idle before the list is read; pairs with veil_helpers_offer(). */
 		smp_mb();

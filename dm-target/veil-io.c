@@ -51,7 +51,12 @@
 #include <linux/interrupt.h>
 #include <crypto/skcipher.h>
 
-#include "dm-veil.h"
+#include "veil-bh.h"
+#include "veil-helpers.h"
+#include "veil-io.h"
+#include "veil-job.h"
+#include "veil-keystream.h"
+#include "veil-pages.h"
 
 static void veil_write_end_io(struct bio *out)
 {
@@ -63,74 +68,6 @@ static void veil_write_end_io(struct bio *out)
 	veil_pages_free(io->vc, out);
 	this_cpu_inc(io->vc->stats->reqs[VEIL_ENCRYPT]);
 	bio_endio(base);
-}
-
-/**
- * veil_io_in_submitter() - whether a read completes in its submitter's
- *	own submit_bio
- * @io: the read.
- *
- * True in the task that mapped the bio while it is still inside
- * submit_bio (which sets current->bio_list), with interrupts on: a ramdisk
- * or a driver that completes inline. There the cipher work is the
- * submitter's own. False in any other driver's context.
- *
- * Return: true if the completion may run the cipher where it is.
- */
-bool veil_io_in_submitter(const struct veil_io *io)
-{
-	return in_task() && !irqs_disabled() && current->bio_list &&
-	       current == io->submitter;
-}
-
-/**
- * veil_io_finish() - the last put of a job: submit the write, end the read
- * @io: the job.
- */
-void veil_io_finish(struct veil_io *io)
-{
-	struct bio *bio = io->base;
-
-	if (io->kind == VEIL_JOB_WRITE) {
-		if (io->error) {
-			veil_pages_free(io->vc, io->out);
-			bio->bi_status = BLK_STS_IOERR;
-			bio_endio(bio);
-			return;
-		}
-		dm_submit_bio_remap(bio, io->out);
-		return;
-	}
-
-	veil_ks_free(io);
-	if (io->error && !bio->bi_status)
-		bio->bi_status = BLK_STS_IOERR;
-	this_cpu_inc(io->vc->stats->reqs[VEIL_DECRYPT]);
-	bio->bi_end_io = io->orig_end_io;
-	bio->bi_private = io->orig_private;
-	bio_endio(bio);
-}
-
-static void veil_resume_work(struct work_struct *work)
-{
-	struct veil_io *io = container_of(work, struct veil_io, work);
-
-	if (!veil_job_run_chunk(io, &io->req, io->resume_idx, io->resume_off,
-				VEIL_IN_QUEUE, false))
-		veil_job_run(io, VEIL_IN_QUEUE, false);
-}
-
-/**
- * veil_io_resume() - go on with a job whose atomic runner met an async
- *	cipher driver
- * @io: the job; its runner's hold passes to the queued work.
- *
- * Called from the driver's completion (any context) or by the runner.
- */
-void veil_io_resume(struct veil_io *io)
-{
-	INIT_WORK(&io->work, veil_resume_work);
-	queue_work(io->vc->crypt_wq, &io->work);
 }
 
 /* Writes. */
@@ -207,7 +144,10 @@ static void veil_read_end_io(struct bio *bio)
 		return;
 	}
 	if (bio->bi_status) {
-		veil_io_finish(io);
+		/* Nothing to decrypt: the job ends at once, with the error. */
+		veil_job_plan(io, VEIL_JOB_READ, false);
+		io->error = true;
+		veil_job_run(io, VEIL_IN_ENDIO, true);
 		return;
 	}
 	/*

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dm-veil jobs: a bio's data planned into chunks, chunks claimed by whoever
- * runs them, and the job finished by its data, never by a worker.
+ * runs them, and the job finished by its data, never by a worker: the put
+ * that drops the last count submits a write's ciphertext or ends a read.
+ * Everything that can finish a job calls down into this file (veil-io.c,
+ * veil-keystream.c, veil-helpers.c), and this file calls only the cipher
+ * (veil-crypt.c) and the pages (veil-pages.c).
  *
  * Rules:
  * - @pending of a job counts its chunks that are not done, plus one hold:
  *   the runner's (the context that planned the job: veil_map(), a queue
  *   or a read's completion) or, for a keystream job, the device read's.
- *   The put that drops it to zero finishes the job (veil_io_finish()).
+ *   The put that drops it to zero finishes the job (veil_job_finish()).
  * - A chunk is claimed once. Until a job is listed for helpers only its
  *   runner claims, without a lock; once listed, every claim takes
  *   jobs_lock, and the claim of the last chunk takes the job off the list.
@@ -20,10 +24,17 @@
  *   finds no chunk and leaves; one that never runs holds nothing.
  */
 #include <linux/bio.h>
+#include <linux/bitmap.h>
 #include <linux/cpumask.h>
 #include <linux/percpu.h>
 
-#include "dm-veil.h"
+#include "veil-compat.h"
+#include "veil-crypt.h"
+#include "veil-job.h"
+#include "veil-pages.h"
+
+/* A bio is cut into at least this many chunks per online CPU, if it can. */
+#define VEIL_CHUNKS_PER_CPU		4
 
 /**
  * veil_job_plan() - cut a bio's data into chunks
@@ -50,6 +61,10 @@ void veil_job_plan(struct veil_io *io, enum veil_job_kind kind, bool spread)
 	io->next_chunk = 0;
 	io->listed = false;
 	io->error = false;
+	if (kind == VEIL_JOB_KEYSTREAM) {
+		io->read_done = false;
+		bitmap_zero(io->ks_ready, io->nr_chunks);
+	}
 	atomic_set(&io->pending, io->nr_chunks + 1);
 }
 
@@ -69,6 +84,17 @@ void veil_job_list(struct veil_io *io)
 	spin_unlock_bh(&vc->jobs_lock);
 }
 
+/**
+ * veil_job_unclaimed() - whether a job still has chunks nobody claimed
+ * @io: the job; the caller holds it.
+ *
+ * Once false, it stays false.
+ */
+bool veil_job_unclaimed(struct veil_io *io)
+{
+	return READ_ONCE(io->next_chunk) < io->nr_chunks;
+}
+
 /* Take the next chunk of a listed job; vc->jobs_lock is held. */
 static unsigned int veil_job_take(struct veil_io *io)
 {
@@ -80,14 +106,11 @@ static unsigned int veil_job_take(struct veil_io *io)
 	return idx;
 }
 
-/**
- * veil_job_claim() - claim the next chunk of a job for its runner
- * @io: the job; the caller holds it.
- * @idx: set to the chunk claimed.
- *
- * Return: false when every chunk has been claimed.
+/*
+ * Claim the next chunk of a job for its runner, which holds it; false when
+ * every chunk has been claimed.
  */
-bool veil_job_claim(struct veil_io *io, unsigned int *idx)
+static bool veil_job_claim(struct veil_io *io, unsigned int *idx)
 {
 	struct veil_c *vc = io->vc;
 	bool claimed = false;
@@ -110,15 +133,13 @@ bool veil_job_claim(struct veil_io *io, unsigned int *idx)
 	return claimed;
 }
 
-/**
- * veil_job_claim_listed() - claim a chunk of any listed job, for a helper
- * @vc: the target.
- * @idx: set to the chunk claimed.
- *
- * Return: the job the chunk belongs to, or NULL if no job is listed. The
- * job stays alive until the chunk is put.
+/*
+ * Claim a chunk of any listed job, for a helper: the job the chunk belongs
+ * to, or NULL if no job is listed. The job stays alive until the chunk is
+ * put.
  */
-struct veil_io *veil_job_claim_listed(struct veil_c *vc, unsigned int *idx)
+static struct veil_io *veil_job_claim_listed(struct veil_c *vc,
+					     unsigned int *idx)
 {
 	struct veil_io *io;
 
@@ -130,46 +151,145 @@ struct veil_io *veil_job_claim_listed(struct veil_c *vc, unsigned int *idx)
 	return io;
 }
 
-/**
- * veil_job_unclaimed() - whether a job still has chunks nobody claimed
- * @io: the job; the caller holds it.
- *
- * Once false, it stays false.
+/*
+ * The last put of a job: submit the write's ciphertext (its completion,
+ * set up by veil-io.c, ends the bio), or end the read. A failed write
+ * ends here with its pages given back.
  */
-bool veil_job_unclaimed(struct veil_io *io)
+static void veil_job_finish(struct veil_io *io)
 {
-	return READ_ONCE(io->next_chunk) < io->nr_chunks;
+	struct bio *bio = io->base;
+
+	if (io->kind == VEIL_JOB_WRITE) {
+		if (io->error) {
+			veil_pages_free(io->vc, io->out);
+			bio->bi_status = BLK_STS_IOERR;
+			bio_endio(bio);
+			return;
+		}
+		dm_submit_bio_remap(bio, io->out);
+		return;
+	}
+
+	veil_pages_put_keystream(io);
+	if (io->error && !bio->bi_status)
+		bio->bi_status = BLK_STS_IOERR;
+	this_cpu_inc(io->vc->stats->reqs[VEIL_DECRYPT]);
+	bio->bi_end_io = io->orig_end_io;
+	bio->bi_private = io->orig_private;
+	bio_endio(bio);
 }
 
-/**
- * veil_job_put() - drop one count of a job; the last one finishes it
- * @io: the job.
- */
-void veil_job_put(struct veil_io *io)
+/* Drop one count of a job; the last one finishes it. */
+static void veil_job_put(struct veil_io *io)
 {
 	if (atomic_dec_and_test(&io->pending))
-		veil_io_finish(io);
+		veil_job_finish(io);
 }
 
+/*
+ * Keystream jobs. A chunk computed before the read completed is marked in
+ * ks_ready, and its count passes with the mark to whoever XORs it: the
+ * read's completion (veil_job_read_in(), then veil_job_sweep()) or a helper
+ * that finishes a chunk after it. Each side orders "mark or flag, full
+ * barrier, look at the other", so that one of them always sees the other.
+ */
+
 /**
- * veil_job_run_chunk() - run one claimed chunk and put it
- * @io: the job.
- * @r: the cipher request of the context running it.
- * @idx: the chunk.
- * @from: bytes of the chunk already done (non-zero only when resuming).
- * @where: the context, for the counters.
+ * veil_job_sweep() - XOR every ready keystream chunk into the read's data
+ * @io: a keystream job whose read completed (veil_job_read_in()), held by
+ *	the caller, so that no put here can finish it.
+ *
+ * Each ready chunk is XORed exactly once, by whoever clears its mark, and
+ * put. Only maps pages and XORs: never called in hard-IRQ context.
+ */
+void veil_job_sweep(struct veil_io *io)
+{
+	unsigned int idx;
+
+	for_each_set_bit(idx, io->ks_ready, io->nr_chunks) {
+		if (!test_and_clear_bit(idx, io->ks_ready))
+			continue;
+		if (!READ_ONCE(io->error))
+			veil_crypt_xor(io, idx);
+		veil_job_put(io);
+	}
+}
+
+/* A chunk's keystream is ready: its count passes to whoever XORs it. */
+static void veil_job_ks_ready(struct veil_io *io, unsigned int idx)
+{
+	/* Hold the job across the sweep: the chunk's count goes with the mark. */
+	atomic_inc(&io->pending);
+	/* The keystream is stored before the mark is seen. */
+	smp_mb__before_atomic();
+	set_bit(idx, io->ks_ready);
+	/* The mark before the look at read_done; pairs with veil_job_read_in(). */
+	smp_mb__after_atomic();
+	/* Acquire: the read's data is in once the flag is seen. */
+	if (smp_load_acquire(&io->read_done))
+		veil_job_sweep(io);
+	veil_job_put(io);
+}
+
+static bool veil_job_chunk(struct veil_io *io, struct veil_req *r,
+			   unsigned int idx, unsigned int from,
+			   enum veil_where where, bool atomic);
+
+static void veil_job_resume_work(struct work_struct *work)
+{
+	struct veil_io *io = container_of(work, struct veil_io, work);
+
+	if (!veil_job_chunk(io, &io->req, io->resume_idx, io->resume_off,
+			    VEIL_IN_QUEUE, false))
+		veil_job_run(io, VEIL_IN_QUEUE, false);
+}
+
+/*
+ * Go on with a job whose atomic runner met an async cipher driver, from
+ * the crypt queue; the runner's hold passes to the queued work. Called
+ * from the driver's completion (any context) or by the runner.
+ */
+static void veil_job_resume(struct veil_io *io)
+{
+	INIT_WORK(&io->work, veil_job_resume_work);
+	queue_work(io->vc->crypt_wq, &io->work);
+}
+
+/*
+ * The driver completed an atomic runner's request: count its sector (its
+ * runner could not: see veil_crypt_chunk()) and go on from the queue.
+ */
+static void veil_job_async_done(veil_crypto_done_arg arg, int err)
+{
+	struct veil_io *io = veil_crypto_done_data(arg);
+	struct veil_c *vc = io->vc;
+
+	if (err == -EINPROGRESS)
+		return;
+	if (err)
+		WRITE_ONCE(io->error, true);
+	else
+		veil_crypt_count(vc, veil_kind_dir(io->kind), vc->sector_size,
+				 0);
+	veil_job_resume(io);
+}
+
+/*
+ * Run one claimed chunk and put it. @from: bytes of the chunk already done
+ * (non-zero only when resuming); @where: the context, for the counters;
  * @atomic: the caller may not sleep: @r must be &io->req, and an async
- *	cipher call leaves the chunk to veil_io_resume().
+ * cipher call leaves the chunk to veil_job_resume().
  *
  * A keystream chunk taken after the read completed decrypts the data in
  * place; one taken before computes keystream and is put by whoever XORs it.
  * Chunks of a job that already failed are put without running.
  *
- * Return: true if the chunk went on asynchronously (only when @atomic).
+ * Returns true if the chunk went on asynchronously (only when @atomic).
  */
-bool veil_job_run_chunk(struct veil_io *io, struct veil_req *r,
-			unsigned int idx, unsigned int from,
-			enum veil_where where, bool atomic)
+static bool veil_job_chunk(struct veil_io *io, struct veil_req *r,
+			   unsigned int idx, unsigned int from,
+			   enum veil_where where, bool atomic)
 {
 	struct veil_c *vc = io->vc;
 	enum veil_job_kind kind = io->kind;
@@ -180,33 +300,54 @@ bool veil_job_run_chunk(struct veil_io *io, struct veil_req *r,
 		veil_job_put(io);
 		return false;
 	}
-	/* The read's data is in once the flag is seen; see veil-keystream.c. */
+	/* The read's data is in once the flag is seen; see veil_job_read_in(). */
 	if (kind == VEIL_JOB_KEYSTREAM && smp_load_acquire(&io->read_done))
 		kind = VEIL_JOB_READ;
 	/* Counted first: once in flight, @io and the target may be gone. */
 	this_cpu_inc(vc->stats->where[where]);
-	ret = veil_crypt_chunk(io, r, idx, kind, &done, atomic);
+	ret = veil_crypt_chunk(io, r, idx, kind, &done,
+			       atomic ? veil_job_async_done : NULL);
 	/* In flight: the driver's callback may already have finished @io. */
 	if (ret == -EINPROGRESS)
 		return true;
 	/* Not taken (no backlog when atomic): again from the crypt queue. */
 	if (atomic && (ret == -EBUSY || ret == -ENOSPC)) {
-		veil_io_resume(io);
+		veil_job_resume(io);
 		return true;
 	}
 	if (ret)
 		WRITE_ONCE(io->error, true);
 	if (kind == VEIL_JOB_KEYSTREAM && !ret)
-		veil_ks_chunk_done(io, idx);
+		veil_job_ks_ready(io, idx);
 	else
 		veil_job_put(io);
 	return false;
 }
 
 /**
+ * veil_job_help() - run one chunk of any listed job, for a helper
+ * @vc: the target.
+ * @r: the helper's cipher request.
+ *
+ * Context: a helper's work item; may sleep.
+ * Return: false if no job is listed.
+ */
+bool veil_job_help(struct veil_c *vc, struct veil_req *r)
+{
+	struct veil_io *io;
+	unsigned int idx;
+
+	io = veil_job_claim_listed(vc, &idx);
+	if (!io)
+		return false;
+	veil_job_chunk(io, r, idx, 0, VEIL_IN_HELPER, false);
+	return true;
+}
+
+/**
  * veil_job_run() - run a job as its runner: claim until none is left
  * @io: the job, held by the caller; the hold is dropped on return, or
- *	passed on to veil_io_resume() when a chunk goes on asynchronously.
+ *	passed on to the crypt queue when a chunk goes on asynchronously.
  * @where: the context, for the counters.
  * @atomic: the caller may not sleep.
  */
@@ -215,10 +356,35 @@ void veil_job_run(struct veil_io *io, enum veil_where where, bool atomic)
 	unsigned int idx;
 
 	while (veil_job_claim(io, &idx)) {
-		if (veil_job_run_chunk(io, &io->req, idx, 0, where, atomic))
+		if (veil_job_chunk(io, &io->req, idx, 0, where, atomic))
 			return;
 		if (!atomic)
 			cond_resched();
 	}
 	veil_job_put(io);
+}
+
+/**
+ * veil_job_read_in() - the device read of a keystream job completed
+ * @io: the job, held by the read until the caller runs it
+ *	(veil_job_run()).
+ * @status: the read's status.
+ *
+ * From here on a helper that finishes a keystream chunk XORs it itself;
+ * the caller sweeps the chunks marked ready before (veil_job_sweep()).
+ *
+ * Context: the read's completion, any context.
+ * Return: true if every chunk was claimed and every claimed chunk's
+ * keystream was ready: the keystream was all computed during the read.
+ */
+bool veil_job_read_in(struct veil_io *io, blk_status_t status)
+{
+	if (status)
+		WRITE_ONCE(io->error, true);
+	/* The data is in before the flag is seen ... */
+	smp_store_release(&io->read_done, true);
+	/* ... and the flag before the look at the marks. */
+	smp_mb();
+	return !veil_job_unclaimed(io) && atomic_read(&io->pending) ==
+	       1 + bitmap_weight(io->ks_ready, io->nr_chunks);
 }

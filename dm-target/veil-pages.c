@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dm-veil page reserve: the pages that carry a write's ciphertext.
+ * dm-veil pages: the reserve of pages that carry a write's ciphertext, and
+ * the pages of a CTR read's keystream.
  *
  * Rules:
  * - veil_map() only takes pages without waiting. A write that gets none
@@ -43,10 +44,13 @@
  *   mempool_free() runs in write and read completions, in any context.
  */
 #include <linux/bio.h>
+#include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/wait.h>
 
-#include "dm-veil.h"
+#include "veil-job.h"
+#include "veil-pages.h"
 
 /* Cap on one target's pages in flight, in percent of memory, as dm-crypt. */
 #define VEIL_PAGES_PERCENT	2
@@ -85,16 +89,11 @@ static bool veil_stash_push(struct veil_c *vc, struct page *page)
 	return kept;
 }
 
-/**
- * veil_page_get() - a free page for keystream
- * @vc: the target.
- * @gfp: flags for the page allocator, when the stash is empty.
- *
- * Context: any; waits only as @gfp lets the allocator wait.
- * Return: a page from the stash or the allocator (never the write
- * reserve), or NULL.
+/*
+ * A free page from the stash or the allocator (never the write reserve),
+ * or NULL. Any context; waits only as @gfp lets the allocator wait.
  */
-struct page *veil_page_get(struct veil_c *vc, gfp_t gfp)
+static struct page *veil_page_get(struct veil_c *vc, gfp_t gfp)
 {
 	return veil_stash_pop(vc) ?: alloc_page(gfp);
 }
@@ -191,46 +190,32 @@ static bool veil_pages_fit(struct veil_c *vc, unsigned int nr)
 	return atomic_read(&vc->pages_in_flight) + nr <= vc->pages_max;
 }
 
-/**
- * veil_pages_reserve() - count @nr pages against the cap, without waiting
- * @vc: the target.
- * @nr: pages about to be taken.
- *
- * Fails while a writer waits for pages, so that later writes and keystream
- * cannot keep taking what the waiter needs.
- *
- * Return: true if counted; false, counting nothing, if over the cap.
+/*
+ * Count @nr pages about to be taken against the cap, without waiting: false,
+ * counting nothing, if over the cap. Fails while a writer waits for pages,
+ * so that later writes and keystream cannot keep taking what the waiter
+ * needs.
  */
-bool veil_pages_reserve(struct veil_c *vc, unsigned int nr)
+static bool veil_pages_reserve(struct veil_c *vc, unsigned int nr)
 {
 	if (atomic_read(&vc->page_waiters))
 		return false;
 	return veil_pages_count(vc, nr, vc->pages_max);
 }
 
-/**
- * veil_pages_reserve_keystream() - count a CTR read's keystream pages
- * @vc: the target.
- * @nr: pages about to be taken.
- *
- * As veil_pages_reserve(), within half of the cap: keystream-ahead is
+/*
+ * As veil_pages_reserve(), within half of the cap, for keystream: it is
  * optional and must not make writes wait.
- *
- * Return: true if counted; false, counting nothing, otherwise.
  */
-bool veil_pages_reserve_keystream(struct veil_c *vc, unsigned int nr)
+static bool veil_pages_reserve_keystream(struct veil_c *vc, unsigned int nr)
 {
 	if (atomic_read(&vc->page_waiters))
 		return false;
 	return veil_pages_count(vc, nr, vc->pages_max / 2);
 }
 
-/**
- * veil_pages_unreserve() - uncount pages given back, wake a waiting writer
- * @vc: the target.
- * @nr: pages given back.
- */
-void veil_pages_unreserve(struct veil_c *vc, unsigned int nr)
+/* Uncount @nr pages given back; wake a waiting writer. */
+static void veil_pages_unreserve(struct veil_c *vc, unsigned int nr)
 {
 	atomic_sub(nr, &vc->pages_in_flight);
 	if (wq_has_sleeper(&vc->pages_freed))
@@ -255,17 +240,12 @@ void veil_pages_drain(struct veil_c *vc)
 		__free_page(page);
 }
 
-/**
- * veil_pages_put() - give back ciphertext or keystream pages
- * @vc: the target.
- * @pages: the pages, linked by page->lru; empty on return.
- *
- * Each to mempool_free(), which refills the reserve and wakes a writer
- * waiting there, or hands it to veil_pool_page_free() for the stash.
- *
- * Context: any.
+/*
+ * Give back pages linked by page->lru (@pages is empty on return), each to
+ * mempool_free(), which refills the reserve and wakes a writer waiting
+ * there, or hands it to veil_pool_page_free() for the stash. Any context.
  */
-void veil_pages_put(struct veil_c *vc, struct list_head *pages)
+static void veil_pages_put(struct veil_c *vc, struct list_head *pages)
 {
 	struct page *page, *next;
 
@@ -359,4 +339,65 @@ struct bio *veil_pages_alloc(struct veil_io *io, bool may_wait)
 	mutex_unlock(&vc->page_wait_lock);
 	atomic_dec(&vc->page_waiters);
 	return bio;
+}
+
+/**
+ * veil_pages_put_keystream() - clear and give back a CTR read's keystream
+ * @io: the read, finished or never started; no-op without keystream.
+ *
+ * Keystream decrypts every version of the sectors it covers, as the key
+ * does: each page is cleared before it is given back, so none outlives
+ * its read (and "key wipe" leaves none in memory).
+ *
+ * Context: any but hard IRQ (clears up to keystream_ahead_max bytes).
+ */
+void veil_pages_put_keystream(struct veil_io *io)
+{
+	unsigned int i, nr = DIV_ROUND_UP(io->iter.bi_size, PAGE_SIZE);
+	LIST_HEAD(pages);
+
+	if (!io->ks_pages)
+		return;
+	for (i = 0; i < nr; i++) {
+		if (!io->ks_pages[i])
+			continue;
+		clear_highpage(io->ks_pages[i]);
+		list_add_tail(&io->ks_pages[i]->lru, &pages);
+	}
+	veil_pages_put(io->vc, &pages);
+	kfree(io->ks_pages);
+	io->ks_pages = NULL;
+	veil_pages_unreserve(io->vc, nr);
+}
+
+/**
+ * veil_pages_get_keystream() - pages for a CTR read's keystream
+ * @io: a read, not yet submitted; sets @io->ks_pages, one page per 4 KiB.
+ *
+ * From the stash or the allocator without waiting, never the write reserve
+ * nor the allocator's emergency reserves, within half of the cap.
+ *
+ * Return: true if every page was taken; false, holding none, otherwise.
+ */
+bool veil_pages_get_keystream(struct veil_io *io)
+{
+	unsigned int i, nr = DIV_ROUND_UP(io->iter.bi_size, PAGE_SIZE);
+	/* Optional pages: never from the emergency reserves. */
+	const gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC;
+
+	if (!veil_pages_reserve_keystream(io->vc, nr))
+		return false;
+	io->ks_pages = kcalloc(nr, sizeof(*io->ks_pages), gfp);
+	if (!io->ks_pages) {
+		veil_pages_unreserve(io->vc, nr);
+		return false;
+	}
+	for (i = 0; i < nr; i++) {
+		io->ks_pages[i] = veil_page_get(io->vc, gfp);
+		if (!io->ks_pages[i]) {
+			veil_pages_put_keystream(io);
+			return false;
+		}
+	}
+	return true;
 }

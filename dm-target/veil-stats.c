@@ -9,6 +9,7 @@
 #include <linux/string.h>
 
 #include "dm-veil.h"
+#include "veil-stats.h"
 
 /**
  * veil_stats_init() - allocate zeroed per-CPU counters

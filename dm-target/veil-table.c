@@ -16,6 +16,8 @@
 #include <crypto/hash.h>
 
 #include "dm-veil.h"
+#include "veil-crypt.h"
+#include "veil-table.h"
 
 #define VEIL_CAPI_PREFIX	"capi:"
 #define VEIL_XTS_BLOCK_SIZE	16

@@ -14,6 +14,10 @@
 #include <linux/slab.h>
 
 #include "dm-veil.h"
+#include "veil-io.h"
+#include "veil-pages.h"
+#include "veil-stats.h"
+#include "veil-table.h"
 
 #define VEIL_FIXED_ARGS	5
 

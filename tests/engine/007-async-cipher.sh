@@ -23,7 +23,7 @@ TABLE="0 131072 %s $SPEC $KEY 0 /dev/ram0 0"
 
 [ -d "$TRACEFS/events" ] || mount -t tracefs nodev "$TRACEFS" 2>/dev/null || true
 [ -f "$TRACEFS/available_filter_functions" ] || skip "no function tracer"
-funcs=$(grep -oE '^(crypto_enqueue_request|veil_window_done|crypto_req_done|veil_crypt_async_done)\b' \
+funcs=$(grep -oE '^(crypto_enqueue_request|veil_window_done|crypto_req_done|veil_job_async_done)\b' \
 	"$TRACEFS/available_filter_functions" | sort -u | tr '\n' ' ')
 [[ "$funcs" == *crypto_enqueue_request* ]] || skip "crypto_enqueue_request cannot be traced"
 
@@ -37,7 +37,7 @@ trace_stop > "$WORK/async.trace"
 dm_remove vt
 # Most requests out at once: +1 when cryptd queues one, -1 on a completion.
 peak=$(awk '/: crypto_enqueue_request </ { n++; if (n > m) m = n; next }
-	/: (veil_window_done|crypto_req_done|veil_crypt_async_done) </ { n-- }
+	/: (veil_window_done|crypto_req_done|veil_job_async_done) </ { n-- }
 	END { print m + 0 }' "$WORK/async.trace")
 queued=$(grep -c ': crypto_enqueue_request <' "$WORK/async.trace" || true)
 info "cryptd was given $queued requests, at most $peak at once"

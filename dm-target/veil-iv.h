@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dm-veil IV generators (veil-iv.c).
+ */
+#ifndef DM_VEIL_IV_H
+#define DM_VEIL_IV_H
+
+#include <linux/types.h>
+
+struct veil_c;
+
+/* Largest IV of any supported mode: one 128-bit cipher block. */
+#define VEIL_MAX_IV_SIZE		16
+
+/**
+ * enum veil_iv_mode - how the IV of one encryption sector is made
+ * @VEIL_IV_NULL: all zero.
+ * @VEIL_IV_PLAIN: low 32 bits of the sector number, little endian.
+ * @VEIL_IV_PLAIN64: 64-bit sector number, little endian.
+ * @VEIL_IV_PLAIN64BE: 64-bit sector number, big endian, in the last 8 bytes.
+ * @VEIL_IV_ESSIV: plain64 IV, encrypted by the kernel's essiv template.
+ */
+enum veil_iv_mode {
+	VEIL_IV_NULL,
+	VEIL_IV_PLAIN,
+	VEIL_IV_PLAIN64,
+	VEIL_IV_PLAIN64BE,
+	VEIL_IV_ESSIV,
+};
+
+int veil_iv_parse(const char *name, const char *opts, enum veil_iv_mode *mode,
+		  char **error);
+int veil_iv_cipher_api(enum veil_iv_mode mode, const char *base,
+		       const char *opts, char *api, size_t len);
+void veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector);
+
+#endif /* DM_VEIL_IV_H */

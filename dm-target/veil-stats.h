@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dm-veil counters (veil-stats.c): per CPU, summed by status.
+ */
+#ifndef DM_VEIL_STATS_H
+#define DM_VEIL_STATS_H
+
+#include <linux/types.h>
+
+struct veil_c;
+
+/**
+ * enum veil_dir - direction of a counter
+ * @VEIL_DECRYPT: reads.
+ * @VEIL_ENCRYPT: writes.
+ * @VEIL_NR_DIRS: number of directions.
+ */
+enum veil_dir {
+	VEIL_DECRYPT,
+	VEIL_ENCRYPT,
+	VEIL_NR_DIRS,
+};
+
+/**
+ * enum veil_where - the context a chunk ran in (status: chunks_<where>)
+ * @VEIL_IN_MAP: veil_map(), on the submitting task.
+ * @VEIL_IN_ENDIO: a read's completion: in the submitter's own submit_bio
+ *	(a ramdisk), or with no_read_workqueue in whatever context the read
+ *	completed (softirq after a hard-IRQ completion).
+ * @VEIL_IN_QUEUE: the crypt or page-wait queue, as a job's first runner.
+ * @VEIL_IN_HELPER: a helper, on the helper queue.
+ * @VEIL_NR_WHERE: number of contexts.
+ */
+enum veil_where {
+	VEIL_IN_MAP,
+	VEIL_IN_ENDIO,
+	VEIL_IN_QUEUE,
+	VEIL_IN_HELPER,
+	VEIL_NR_WHERE,
+};
+
+/**
+ * struct veil_stats - per-CPU counters, summed by status
+ * @bytes: bytes through the cipher, per direction.
+ * @reqs: bios completed, per direction.
+ * @cipher_ns: nanoseconds inside cipher calls, per direction.
+ * @chunks: chunks this CPU ran.
+ * @where: chunks run in each context.
+ * @fanout: bios whose chunks were offered to helpers.
+ * @helpers_woken: helpers queued (woken) by those offers.
+ * @ahead_hit: CTR reads whose keystream was ready when the device finished.
+ * @ahead_miss: CTR reads whose keystream was not all ready when the device
+ *	finished: the rest was decrypted by the crypt queue, a helper that
+ *	finished late, or the submitter's own completion.
+ * @ahead_skip: CTR reads without keystream-ahead: no pages or no idle CPU.
+ * @page_waits: writes that waited for ciphertext pages.
+ */
+struct veil_stats {
+	u64 bytes[VEIL_NR_DIRS];
+	u64 reqs[VEIL_NR_DIRS];
+	u64 cipher_ns[VEIL_NR_DIRS];
+	u64 chunks;
+	u64 where[VEIL_NR_WHERE];
+	u64 fanout;
+	u64 helpers_woken;
+	u64 ahead_hit;
+	u64 ahead_miss;
+	u64 ahead_skip;
+	u64 page_waits;
+};
+
+int veil_stats_init(struct veil_c *vc);
+void veil_stats_exit(struct veil_c *vc);
+void veil_stats_reset(struct veil_c *vc);
+unsigned int veil_stats_emit(struct veil_c *vc, char *result,
+			     unsigned int maxlen);
+
+#endif /* DM_VEIL_STATS_H */
