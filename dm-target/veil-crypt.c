@@ -39,20 +39,6 @@ static sector_t veil_iv_sector(const struct veil_c *vc, sector_t sector)
 }
 
 /**
- * veil_crypt_count() - add cipher work to this CPU's counters
- * @vc: the target.
- * @dir: the direction.
- * @bytes: bytes through the cipher.
- * @ns: nanoseconds inside cipher calls.
- */
-void veil_crypt_count(struct veil_c *vc, enum veil_dir dir,
-		      unsigned int bytes, u64 ns)
-{
-	this_cpu_add(vc->stats->bytes[dir], bytes);
-	this_cpu_add(vc->stats->cipher_ns[dir], ns);
-}
-
-/**
  * struct veil_window - a sleeping caller's requests in flight
  * @own: the caller's own request.
  * @own_busy: @own is in flight: the next requests come from the mempool.
@@ -215,7 +201,7 @@ static void veil_out_sg(struct veil_io *io, enum veil_job_kind kind,
  * Writes encrypt the bio's data into @io->out, reads decrypt it in place,
  * keystream chunks encrypt zeros into @io->ks_pages.
  *
- * Return: 0; -EINPROGRESS (atomic only) when a sector completes later
+ * Return: 0; -EINPROGRESS (only with @async_done) when a sector completes later
  * through @async_done, or -EBUSY or -ENOSPC when the driver refused it
  * (its queue is full) and the caller must go on later; @io->resume_idx
  * and @io->resume_off then say where.
@@ -225,7 +211,7 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 		     enum veil_job_kind kind, unsigned int *done,
 		     crypto_completion_t async_done)
 {
-	bool atomic = async_done;
+	bool atomic = !!async_done;
 	struct veil_c *vc = io->vc;
 	unsigned int off = idx * io->chunk_bytes, pos = *done;
 	unsigned int len = veil_chunk_len(io, idx);
@@ -281,7 +267,7 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 			 * may end the bio and the target may be removed before
 			 * the call below returns: count what is done first.
 			 */
-			veil_crypt_count(vc, dir, pos - start, ns);
+			veil_stats_cipher(vc, dir, pos - start, ns);
 			start = pos;
 			ns = 0;
 		}
@@ -314,7 +300,7 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 			ret = wret;
 	}
 	*done = pos;
-	veil_crypt_count(vc, dir, pos - start, ns);
+	veil_stats_cipher(vc, dir, pos - start, ns);
 	return ret;
 }
 

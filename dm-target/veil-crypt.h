@@ -77,7 +77,5 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 		     enum veil_job_kind kind, unsigned int *done,
 		     crypto_completion_t async_done);
 void veil_crypt_xor(struct veil_io *io, unsigned int idx);
-void veil_crypt_count(struct veil_c *vc, enum veil_dir dir,
-		      unsigned int bytes, u64 ns);
 
 #endif /* DM_VEIL_CRYPT_H */

@@ -74,6 +74,8 @@ enum veil_helper_state {
  * Not with no_fanout or same_cpu_crypt; not for writes with
  * no_write_workqueue nor for reads with no_read_workqueue, whose work
  * stays in veil_map() and in the read's completion; not on one CPU.
+ *
+ * Return: true if helpers may take chunks of such a job.
  */
 bool veil_may_fanout(struct veil_c *vc, enum veil_job_kind kind)
 {

@@ -52,6 +52,7 @@
 #include <crypto/skcipher.h>
 
 #include "veil-bh.h"
+#include "veil-crypt.h"
 #include "veil-helpers.h"
 #include "veil-io.h"
 #include "veil-job.h"

@@ -11,6 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include "dm-veil.h"
+#include "veil-iv.h"
 #include "veil-compat.h"
 
 struct veil_iv_type {

@@ -88,7 +88,7 @@ void veil_job_list(struct veil_io *io)
  * veil_job_unclaimed() - whether a job still has chunks nobody claimed
  * @io: the job; the caller holds it.
  *
- * Once false, it stays false.
+ * Return: true while a chunk is unclaimed; once false, it stays false.
  */
 bool veil_job_unclaimed(struct veil_io *io)
 {
@@ -270,8 +270,8 @@ static void veil_job_async_done(veil_crypto_done_arg arg, int err)
 	if (err)
 		WRITE_ONCE(io->error, true);
 	else
-		veil_crypt_count(vc, veil_kind_dir(io->kind), vc->sector_size,
-				 0);
+		veil_stats_cipher(vc, veil_kind_dir(io->kind),
+				  vc->sector_size, 0);
 	veil_job_resume(io);
 }
 
@@ -369,22 +369,27 @@ void veil_job_run(struct veil_io *io, enum veil_where where, bool atomic)
  * @io: the job, held by the read until the caller runs it
  *	(veil_job_run()).
  * @status: the read's status.
+ * @hit: set if every chunk was claimed and every claimed chunk's
+ *	keystream was ready: the keystream was all computed during the read.
  *
  * From here on a helper that finishes a keystream chunk XORs it itself;
  * the caller sweeps the chunks marked ready before (veil_job_sweep()).
  *
  * Context: the read's completion, any context.
- * Return: true if every chunk was claimed and every claimed chunk's
- * keystream was ready: the keystream was all computed during the read.
+ * Return: true if every chunk was claimed, as seen when @hit was decided.
  */
-bool veil_job_read_in(struct veil_io *io, blk_status_t status)
+bool veil_job_read_in(struct veil_io *io, blk_status_t status, bool *hit)
 {
+	bool claimed;
+
 	if (status)
 		WRITE_ONCE(io->error, true);
 	/* The data is in before the flag is seen ... */
 	smp_store_release(&io->read_done, true);
 	/* ... and the flag before the look at the marks. */
 	smp_mb();
-	return !veil_job_unclaimed(io) && atomic_read(&io->pending) ==
+	claimed = !veil_job_unclaimed(io);
+	*hit = claimed && atomic_read(&io->pending) ==
 	       1 + bitmap_weight(io->ks_ready, io->nr_chunks);
+	return claimed;
 }

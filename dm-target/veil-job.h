@@ -45,7 +45,8 @@
  * @work: the job's runner when it runs from a queue.
  * @bh_node: entry in a CPU's softirq list (veil_bh_defer()).
  * @bh_fn: what runs in softirq.
- * @resume_idx: chunk an async cipher call left unfinished (veil-job.c).
+ * @resume_idx: chunk an async cipher call left unfinished (set by
+ *	veil-crypt.c, read by the job's resume).
  * @resume_off: bytes of that chunk already done.
  * @req: the runner's cipher request; must be last.
  */
@@ -116,7 +117,7 @@ void veil_job_list(struct veil_io *io);
 bool veil_job_unclaimed(struct veil_io *io);
 bool veil_job_help(struct veil_c *vc, struct veil_req *r);
 void veil_job_run(struct veil_io *io, enum veil_where where, bool atomic);
-bool veil_job_read_in(struct veil_io *io, blk_status_t status);
+bool veil_job_read_in(struct veil_io *io, blk_status_t status, bool *hit);
 void veil_job_sweep(struct veil_io *io);
 
 #endif /* DM_VEIL_JOB_H */

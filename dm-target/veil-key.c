@@ -16,6 +16,7 @@
 #include <keys/user-type.h>
 
 #include "dm-veil.h"
+#include "veil-key.h"
 
 /**
  * veil_key_free() - wipe and free a key

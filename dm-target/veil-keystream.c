@@ -97,15 +97,16 @@ static void veil_ks_runner_work(struct work_struct *work)
 void veil_ks_read_done(struct veil_io *io, blk_status_t status)
 {
 	struct veil_c *vc = io->vc;
+	bool claimed, hit;
 
-	if (veil_job_read_in(io, status))
+	claimed = veil_job_read_in(io, status, &hit);
+	if (hit)
 		this_cpu_inc(vc->stats->ahead_hit);
 	else
 		this_cpu_inc(vc->stats->ahead_miss);
 
-	if (veil_job_unclaimed(io) &&
-	    (io->iter.bi_size > VEIL_KS_FINISH_INLINE_MAX ||
-	     !veil_io_in_submitter(io))) {
+	if (!claimed && (io->iter.bi_size > VEIL_KS_FINISH_INLINE_MAX ||
+			 !veil_io_in_submitter(io))) {
 		INIT_WORK(&io->work, veil_ks_runner_work);
 		queue_work(vc->crypt_wq, &io->work);
 		return;

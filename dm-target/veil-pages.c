@@ -349,7 +349,8 @@ struct bio *veil_pages_alloc(struct veil_io *io, bool may_wait)
  * does: each page is cleared before it is given back, so none outlives
  * its read (and "key wipe" leaves none in memory).
  *
- * Context: any but hard IRQ (clears up to keystream_ahead_max bytes).
+ * Context: any; in hard IRQ only for a read that holds no keystream
+ * (clearing up to keystream_ahead_max bytes is no work for hard IRQ).
  */
 void veil_pages_put_keystream(struct veil_io *io)
 {
