@@ -79,6 +79,7 @@ struct veil_stats;
  * @sector_size: encryption sector size in bytes (512..4096).
  * @sector_shift: log2(@sector_size / 512).
  * @iv_large_sectors: IVs count @sector_size units, not 512-byte sectors.
+ * @benbi_shift: benbi: log2 of the cipher blocks in 512 bytes.
  * @flags: enum veil_flag bits.
  * @fanout_chunk: bytes per chunk when a bio is split over CPUs.
  * @ks_ahead_max: largest CTR read whose keystream is computed ahead.
@@ -123,6 +124,7 @@ struct veil_c {
 	unsigned int sector_size;
 	unsigned int sector_shift;
 	bool iv_large_sectors;
+	unsigned int benbi_shift;
 	unsigned long flags;
 	unsigned int fanout_chunk;
 	unsigned int ks_ahead_max;

@@ -6,10 +6,13 @@
  * same byte layout as dm-crypt's generators of the same name, so that a
  * volume reads back through either target. ESSIV is left to the kernel's
  * essiv template: the IV handed to it is plain64 and the template encrypts
- * it with the hash of the volume key.
+ * it with the hash of the volume key. A transform without an IV (ecb)
+ * takes none, whatever the table line names.
  */
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/string.h>
+#include <crypto/skcipher.h>
 #include "dm-veil.h"
 #include "veil-iv.h"
 #include "veil-compat.h"
@@ -25,6 +28,7 @@ static const struct veil_iv_type veil_iv_types[] = {
 	{ "plain",	VEIL_IV_PLAIN,		false },
 	{ "plain64",	VEIL_IV_PLAIN64,	false },
 	{ "plain64be",	VEIL_IV_PLAIN64BE,	false },
+	{ "benbi",	VEIL_IV_BENBI,		false },
 	{ "essiv",	VEIL_IV_ESSIV,		true },
 };
 
@@ -84,6 +88,34 @@ int veil_iv_cipher_api(enum veil_iv_mode mode, const char *base,
 }
 
 /**
+ * veil_iv_setup() - check the IV generator against the allocated transform
+ * @vc: the target; its transform and IV mode are set.
+ * @error: set to a message naming the problem on failure.
+ *
+ * benbi counts cipher blocks: the block size must be a power of two of at
+ * most 512 bytes, as dm-crypt asks.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int veil_iv_setup(struct veil_c *vc, char **error)
+{
+	unsigned int bs = crypto_skcipher_blocksize(vc->tfm);
+
+	if (vc->iv_mode != VEIL_IV_BENBI)
+		return 0;
+	if (!is_power_of_2(bs)) {
+		*error = "cypher blocksize is not a power of 2";
+		return -EINVAL;
+	}
+	if (bs > SECTOR_SIZE) {
+		*error = "cypher blocksize is > 512";
+		return -EINVAL;
+	}
+	vc->benbi_shift = SECTOR_SHIFT - ilog2(bs);
+	return 0;
+}
+
+/**
  * veil_iv_gen() - make the IV of one encryption sector
  * @vc: the target; gives the IV mode and size.
  * @iv: buffer of vc->iv_size bytes.
@@ -105,6 +137,10 @@ void veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector)
 		break;
 	case VEIL_IV_PLAIN64BE:
 		put_unaligned_be64(sector, iv + vc->iv_size - sizeof(u64));
+		break;
+	case VEIL_IV_BENBI:
+		put_unaligned_be64(((u64)sector << vc->benbi_shift) + 1,
+				   iv + vc->iv_size - sizeof(u64));
 		break;
 	}
 }

@@ -9,8 +9,8 @@
 
 struct veil_c;
 
-/* Largest IV of any supported mode: one 128-bit cipher block. */
-#define VEIL_MAX_IV_SIZE		16
+/* Largest IV of a transform: adiantum's and hctr2's 32 bytes. */
+#define VEIL_MAX_IV_SIZE		32
 
 /**
  * enum veil_iv_mode - how the IV of one encryption sector is made
@@ -18,6 +18,8 @@ struct veil_c;
  * @VEIL_IV_PLAIN: low 32 bits of the sector number, little endian.
  * @VEIL_IV_PLAIN64: 64-bit sector number, little endian.
  * @VEIL_IV_PLAIN64BE: 64-bit sector number, big endian, in the last 8 bytes.
+ * @VEIL_IV_BENBI: 64-bit count of cipher blocks before the sector, plus
+ *	one, big endian, in the last 8 bytes.
  * @VEIL_IV_ESSIV: plain64 IV, encrypted by the kernel's essiv template.
  */
 enum veil_iv_mode {
@@ -25,6 +27,7 @@ enum veil_iv_mode {
 	VEIL_IV_PLAIN,
 	VEIL_IV_PLAIN64,
 	VEIL_IV_PLAIN64BE,
+	VEIL_IV_BENBI,
 	VEIL_IV_ESSIV,
 };
 
@@ -32,6 +35,7 @@ int veil_iv_parse(const char *name, const char *opts, enum veil_iv_mode *mode,
 		  char **error);
 int veil_iv_cipher_api(enum veil_iv_mode mode, const char *base,
 		       const char *opts, char *api, size_t len);
+int veil_iv_setup(struct veil_c *vc, char **error);
 void veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector);
 
 #endif /* DM_VEIL_IV_H */

@@ -22,18 +22,11 @@
 #define VEIL_CAPI_PREFIX	"capi:"
 #define VEIL_XTS_BLOCK_SIZE	16
 
-static const char * const veil_chainmodes[] = { "xts", "ctr", "cbc" };
-
-static bool veil_chainmode_known(const char *mode)
-{
-	return match_string(veil_chainmodes, ARRAY_SIZE(veil_chainmodes),
-			    mode) >= 0;
-}
-
 /*
  * Find out why "chainmode(cipher)" could not be allocated, so that the
  * table line is refused with a message that names the bad part: an unknown
- * cipher, a 64-bit block cipher under XTS, or an unknown ESSIV hash.
+ * cipher, a 64-bit block cipher under XTS, an unknown ESSIV hash, or a
+ * chain mode the kernel does not have for this cipher.
  */
 static char *veil_tfm_error(const char *cipher, const char *mode,
 			    enum veil_iv_mode iv_mode, const char *ivopts)
@@ -56,6 +49,9 @@ static char *veil_tfm_error(const char *cipher, const char *mode,
 		return "XTS needs a cipher with a 128-bit block";
 	if (iv_mode == VEIL_IV_ESSIV && !crypto_has_ahash(ivopts, 0, 0))
 		return "Unknown ESSIV digest algorithm";
+	snprintf(probe, sizeof(probe), "%s(%s)", mode, cipher);
+	if (!crypto_has_skcipher(probe, 0, 0))
+		return "Unsupported cipher mode";
 	return "Error allocating crypto tfm";
 }
 
@@ -65,12 +61,14 @@ static char *veil_tfm_error(const char *cipher, const char *mode,
  * whose keystreams share a block give away the XOR of their plaintexts.
  * CTR counts up the whole IV as one big-endian number, so the IVs that
  * keep sectors apart are those that leave the low half of the block to
- * the counter: plain and plain64 (little endian, in the high half) and
- * ESSIV (a pseudo-random block per sector). plain64be puts the sector in
- * the low half, and ChaCha20 and XCTR take the sector as their block
- * counter: neighbouring sectors share blocks. null repeats one keystream
- * on every sector, and plain (32 bits of the sector) on a device of more
- * than 2^32 IV sectors. iv_offset is a whole number of sectors, so only
+ * the counter: plain and plain64 (little endian, in the high half), ESSIV
+ * (a pseudo-random block per sector), and benbi, whose count of one-byte
+ * blocks puts neighbouring IV sectors 512 apart, more than the 256 counter
+ * blocks of a 4096-byte sector. plain64be puts the sector in the low half,
+ * and ChaCha20 and XCTR take the sector as their block counter:
+ * neighbouring sectors share blocks. null repeats one keystream on every
+ * sector, and plain (32 bits of the sector) on a device of more than 2^32
+ * IV sectors. iv_offset is a whole number of sectors, so only
  * the length decides how many IVs there are.
  */
 static int veil_check_stream_iv(struct dm_target *ti,
@@ -166,7 +164,8 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 			mode = "cbc";
 			iv = "plain";
 		}
-		if (!veil_chainmode_known(mode)) {
+		/* Any chain mode the kernel has for the cipher, as dm-crypt. */
+		if (!*mode) {
 			ti->error = "Unsupported cipher mode";
 			goto out;
 		}
@@ -177,13 +176,22 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 		}
 	}
 
-	if (!iv || !*iv) {
+	/* As dm-crypt: only ecb goes without an IV in the old format. */
+	if (!iv && mode && strcmp(mode, "ecb")) {
 		ti->error = "IV mechanism required";
 		goto out;
 	}
-	ret = veil_iv_parse(iv, ivopts, &vc->iv_mode, &ti->error);
-	if (ret)
-		goto out;
+	/*
+	 * The IV is looked up once the transform says whether it takes one:
+	 * a transform without (ecb) ignores the IV named, as in dm-crypt.
+	 * ESSIV wraps the transform, so it is known first.
+	 */
+	vc->iv_mode = VEIL_IV_NULL;
+	if (iv && !strcmp(iv, "essiv")) {
+		ret = veil_iv_parse(iv, ivopts, &vc->iv_mode, &ti->error);
+		if (ret)
+			goto out;
+	}
 	ret = veil_iv_cipher_api(vc->iv_mode, base, ivopts, api, sizeof(api));
 	if (ret) {
 		ti->error = "Bad cipher specification";
@@ -199,6 +207,22 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	}
 	vc->tfm = tfm;
 	vc->iv_size = crypto_skcipher_ivsize(tfm);
+	if (!vc->iv_size) {
+		if (iv)
+			DMWARN("Selected cipher does not support IVs");
+	} else if (!iv) {
+		/* dm-crypt would use whatever its IV buffer held. */
+		ti->error = "IV mechanism required";
+		ret = -EINVAL;
+		goto out;
+	} else {
+		ret = veil_iv_parse(iv, ivopts, &vc->iv_mode, &ti->error);
+		if (ret)
+			goto out;
+	}
+	ret = veil_iv_setup(vc, &ti->error);
+	if (ret)
+		goto out;
 	ret = veil_check_stream_iv(ti, vc);
 	if (ret)
 		goto out;

@@ -59,9 +59,9 @@ specs_covering() {
 		case "$spec" in ''|'#'*) continue ;; esac
 		# aes-xts-plain64: xts aes plain64; capi:cbc(aes)-essiv:sha256:
 		# capi:cbc aes essiv; aes: no mode or IV named
-		if [[ "$spec" =~ ^capi:([a-z0-9]+)\(([a-z0-9]+)\)-?([a-z0-9]*) ]]; then
+		if [[ "$spec" =~ ^capi:([a-z0-9]+)\(([a-z0-9,]+)\)-?([a-z0-9]*) ]]; then
 			mode=capi:${BASH_REMATCH[1]} cipher=${BASH_REMATCH[2]} iv=${BASH_REMATCH[3]}
-		elif [[ "$spec" =~ ^([a-z0-9]+)(:[0-9]+)?-?([a-z0-9]*)-?([a-z0-9]*) ]]; then
+		elif [[ "$spec" =~ ^([a-z0-9,]+)(:[0-9]+)?-?([a-z0-9]*)-?([a-z0-9]*) ]]; then
 			cipher=${BASH_REMATCH[1]} mode=${BASH_REMATCH[3]} iv=${BASH_REMATCH[4]}
 		else
 			fail "cannot parse the spec $spec"
