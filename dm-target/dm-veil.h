@@ -39,6 +39,9 @@
  */
 #define VEIL_KS_AHEAD_MAX_DEFAULT	(64 * 1024)
 
+/* Most keys of a multi-key table: loop-AES uses 64. */
+#define VEIL_MAX_KEYCOUNT		256
+
 /* Largest encryption sector, as dm-crypt; never more than one page. */
 #define VEIL_MAX_SECTOR_SIZE		4096
 
@@ -72,7 +75,12 @@ struct veil_stats;
  * @start: first sector of the mapping on @dev, in 512-byte sectors.
  * @iv_offset: added to the target sector before the IV is made.
  * @cipher_string: the cipher spec exactly as the table line gave it.
- * @tfm: the skcipher ("xts(aes)", "essiv(cbc(aes),sha256)", ...).
+ * @tfm: the skcipher ("xts(aes)", "essiv(cbc(aes),sha256)", ...): the
+ *	first of @tfms, whose properties all of them share.
+ * @tfms: the transforms of a multi-key table (dm-crypt's keycount), each
+ *	with its part of the key; sector s (in 512-byte units, iv_offset
+ *	added) uses @tfms[s % @tfms_count], as in dm-crypt.
+ * @tfms_count: entries of @tfms, a power of two (1 without a keycount).
  * @iv_mode: how IVs are made.
  * @iv_size: IV length of @tfm in bytes.
  * @iv_align: alignment of the IV in a request: @tfm's alignmask plus one.
@@ -118,6 +126,8 @@ struct veil_c {
 	char *cipher_string;
 
 	struct crypto_skcipher *tfm;
+	struct crypto_skcipher **tfms;
+	unsigned int tfms_count;
 	enum veil_iv_mode iv_mode;
 	unsigned int iv_size;
 	unsigned int iv_align;

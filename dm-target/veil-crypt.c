@@ -161,7 +161,9 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 	u8 *iv = veil_req_iv(vc, r);
 
 	veil_iv_gen(vc, iv, veil_iv_sector(vc, sector));
-	skcipher_request_set_tfm(req, vc->tfm);
+	/* dm-crypt's keycount: the key of the 512-byte sector number. */
+	skcipher_request_set_tfm(req, vc->tfms[(sector + vc->iv_offset) &
+					       (vc->tfms_count - 1)]);
 	skcipher_request_set_crypt(req, &r->sg_in,
 				   encrypt ? &r->sg_out : &r->sg_in,
 				   vc->sector_size, iv);

@@ -174,6 +174,26 @@ int veil_key_decode(struct veil_key *key, char *str, char **error)
 	return ret;
 }
 
+/*
+ * Give each transform its part of @bytes: @size split in tfms_count equal
+ * parts, as dm-crypt splits a multi-key table's key (bytes left over by
+ * the split are unused, as there).
+ */
+static int veil_key_setkey(struct veil_c *vc, const u8 *bytes,
+			   unsigned int size)
+{
+	unsigned int i, part = size / vc->tfms_count;
+	int ret;
+
+	for (i = 0; i < vc->tfms_count; i++) {
+		ret = crypto_skcipher_setkey(vc->tfms[i], bytes + i * part,
+					     part);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /**
  * veil_key_load() - load a decoded key into the cipher
  * @vc: the target; the caller holds vc->key_lock once the target is live.
@@ -199,7 +219,7 @@ int veil_key_load(struct veil_c *vc, struct veil_key *key, char **error)
 	}
 
 	WRITE_ONCE(vc->key.valid, false);
-	ret = crypto_skcipher_setkey(vc->tfm, key->bytes, key->size);
+	ret = veil_key_setkey(vc, key->bytes, key->size);
 	if (ret) {
 		*error = "Key size not supported by cipher";
 		goto fail;
@@ -240,7 +260,7 @@ int veil_key_wipe(struct veil_c *vc)
 	if (!key->bytes)
 		return 0;
 	get_random_bytes(key->bytes, key->size);
-	ret = crypto_skcipher_setkey(vc->tfm, key->bytes, key->size);
+	ret = veil_key_setkey(vc, key->bytes, key->size);
 	memzero_explicit(key->bytes, key->size);
 	return ret;
 }

@@ -9,8 +9,8 @@
 
 struct veil_c;
 
-/* Longest key accepted, in bytes (two 256-bit XTS halves with room). */
-#define VEIL_MAX_KEY_SIZE		128
+/* Longest key accepted, in bytes: a multi-key table's keys together. */
+#define VEIL_MAX_KEY_SIZE		4096
 
 /**
  * struct veil_key - the volume key and where it came from

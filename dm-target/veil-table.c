@@ -98,6 +98,33 @@ static int veil_check_stream_iv(struct dm_target *ti,
 	return 0;
 }
 
+/*
+ * The transforms of a multi-key table: @vc->tfm, the first, and as many
+ * more of the same name as the key count asks.
+ */
+static int veil_alloc_tfms(struct dm_target *ti, struct veil_c *vc,
+			   const char *api)
+{
+	struct crypto_skcipher *tfm;
+	unsigned int i;
+
+	vc->tfms = kcalloc(vc->tfms_count, sizeof(*vc->tfms), GFP_KERNEL);
+	if (!vc->tfms) {
+		ti->error = "Cannot allocate transforms";
+		return -ENOMEM;
+	}
+	vc->tfms[0] = vc->tfm;
+	for (i = 1; i < vc->tfms_count; i++) {
+		tfm = crypto_alloc_skcipher(api, 0, CRYPTO_ALG_ALLOCATES_MEMORY);
+		if (IS_ERR(tfm)) {
+			ti->error = "Error allocating crypto tfm";
+			return PTR_ERR(tfm);
+		}
+		vc->tfms[i] = tfm;
+	}
+	return 0;
+}
+
 /**
  * veil_parse_cipher() - parse a cipher spec and allocate its transform
  * @ti: the target; ti->error is set on failure.
@@ -122,6 +149,7 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 		goto out;
 	}
 
+	vc->tfms_count = 1;
 	ret = -EINVAL;
 	if (strstarts(buf, VEIL_CAPI_PREFIX)) {
 		tmp = buf + strlen(VEIL_CAPI_PREFIX);
@@ -150,7 +178,9 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 		keycount = strchr(cipher, ':');
 		if (keycount) {
 			*keycount++ = '\0';
-			if (strcmp(keycount, "1")) {
+			if (kstrtouint(keycount, 10, &vc->tfms_count) ||
+			    !is_power_of_2(vc->tfms_count) ||
+			    vc->tfms_count > VEIL_MAX_KEYCOUNT) {
 				ti->error = "Bad cipher key count specification";
 				goto out;
 			}
@@ -206,6 +236,9 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 		goto out;
 	}
 	vc->tfm = tfm;
+	ret = veil_alloc_tfms(ti, vc, api);
+	if (ret)
+		goto out;
 	vc->iv_size = crypto_skcipher_ivsize(tfm);
 	if (!vc->iv_size) {
 		if (iv)

@@ -24,13 +24,20 @@
 static void veil_dtr(struct dm_target *ti)
 {
 	struct veil_c *vc = ti->private;
+	unsigned int i;
 
 	if (!vc)
 		return;
 	veil_io_exit(vc);
 	veil_stats_exit(vc);
-	if (vc->tfm)
+	if (vc->tfms) {
+		for (i = 0; i < vc->tfms_count; i++)
+			if (vc->tfms[i])
+				crypto_free_skcipher(vc->tfms[i]);
+		kfree(vc->tfms);
+	} else if (vc->tfm) {
 		crypto_free_skcipher(vc->tfm);
+	}
 	veil_key_free(&vc->key);
 	if (vc->dev)
 		dm_put_device(ti, vc->dev);

@@ -9,7 +9,7 @@ requires module dm_crypt loop
 veil_load
 . "$TOP/tests/interop/interop.sh"
 if [ "${VEIL_INTEROP_COVERING:-0}" = 1 ]; then
-	interop_all 12345 "" "" "$(specs_covering mode cipher iv)"
+	interop_all 12345 "" "" "$(specs_covering mode cipher iv keys)"
 else
 	interop_all 12345 ""
 fi

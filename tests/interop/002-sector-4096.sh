@@ -7,4 +7,4 @@ requires root
 requires module dm_crypt loop
 veil_load
 . "$TOP/tests/interop/interop.sh"
-interop_all $((8 * 1543)) "sector_size:4096" "" "$(specs_covering mode cipher iv)"
+interop_all $((8 * 1543)) "sector_size:4096" "" "$(specs_covering mode cipher iv keys)"

@@ -8,6 +8,6 @@ requires root
 requires module dm_crypt loop
 veil_load
 . "$TOP/tests/interop/interop.sh"
-specs=$(specs_covering mode cipher iv)
+specs=$(specs_covering mode cipher iv keys)
 interop_all $((8 * 777)) "sector_size:4096 iv_large_sectors" "" "$specs"
 interop_all $((2 * 999)) "sector_size:1024" "" "$specs"

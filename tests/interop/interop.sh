@@ -48,21 +48,22 @@ interop_one() {
 }
 
 # specs_covering KIND...: an extended regex matching the specs of
-# specs.txt that bring a KIND (mode, cipher, iv) not seen in the specs
-# before them: with "mode cipher iv" every mode, cipher and IV generator
-# once. Sector sizes change how sectors are cut and numbered, which only
+# specs.txt that bring a KIND (mode, cipher, iv, keys: the key count) not
+# seen in the specs before them: with "mode cipher iv keys" every mode,
+# cipher, IV generator and key count once. Sector sizes change how sectors are cut and numbered, which only
 # these three can tell apart; interop/001 runs every spec.
 specs_covering() {
-	local spec bytes mode cipher iv kind new re=
+	local spec bytes mode cipher iv keys kind new re=
 	local -A seen=()
 	while read -r spec bytes; do
 		case "$spec" in ''|'#'*) continue ;; esac
 		# aes-xts-plain64: xts aes plain64; capi:cbc(aes)-essiv:sha256:
 		# capi:cbc aes essiv; aes: no mode or IV named
 		if [[ "$spec" =~ ^capi:([a-z0-9]+)\(([a-z0-9,]+)\)-?([a-z0-9]*) ]]; then
-			mode=capi:${BASH_REMATCH[1]} cipher=${BASH_REMATCH[2]} iv=${BASH_REMATCH[3]}
+			mode=capi:${BASH_REMATCH[1]} cipher=${BASH_REMATCH[2]} iv=${BASH_REMATCH[3]} keys=1
 		elif [[ "$spec" =~ ^([a-z0-9,]+)(:[0-9]+)?-?([a-z0-9]*)-?([a-z0-9]*) ]]; then
 			cipher=${BASH_REMATCH[1]} mode=${BASH_REMATCH[3]} iv=${BASH_REMATCH[4]}
+			keys=${BASH_REMATCH[2]:-:1} keys=${keys#:}
 		else
 			fail "cannot parse the spec $spec"
 		fi

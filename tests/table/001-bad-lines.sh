@@ -19,7 +19,7 @@ head -c 32 /dev/urandom | keyctl padd logon veiltest:bad @u >/dev/null
 crypto_preload aes serpent twofish blowfish cast6 xts ctr cbc ecb essiv sha256 \
 	rfc3686 chacha20 xctr
 udev_off
-k16=$(randhex 16) k32=$(randhex 32) k64=$(randhex 64)
+k16=$(randhex 16) k32=$(randhex 32) k64=$(randhex 64) kbig=$(randhex 4097)
 n=0 bad=0
 
 # The kernel log is read from /dev/kmsg by bash itself, and the lines are
@@ -61,6 +61,7 @@ for entry in "${entries[@]}"; do
 	msg=${msg%"${msg##*[! ]}"}
 	line=${line#"${line%%[! ]*}"}
 	line=${line//@K16@/$k16}; line=${line//@K32@/$k32}; line=${line//@K64@/$k64}
+	line=${line//@KBIG@/$kbig}
 	line=${line//@DEV@/$LOOP}; line=${line//@ZERO@//dev/mapper/vt-zero}
 	n=$((n + 1))
 	if dmsetup create vt-bad --table "$line" >/dev/null 2>&1; then
