@@ -48,6 +48,7 @@
 /**
  * enum veil_flag - engine switches from the table line (bits of veil_c.flags)
  * @VEIL_SAME_CPU: same_cpu_crypt: a bio's cipher work stays on one CPU.
+ * @VEIL_HIGH_PRIORITY: high_priority: the engine's queues are high priority.
  * @VEIL_SUBMIT_FROM_CRYPT: submit_from_crypt_cpus (veil always does so).
  * @VEIL_NO_READ_WQ: no_read_workqueue: decrypt reads in their completion.
  * @VEIL_NO_WRITE_WQ: no_write_workqueue: encrypt writes only in map().
@@ -57,6 +58,7 @@
  */
 enum veil_flag {
 	VEIL_SAME_CPU,
+	VEIL_HIGH_PRIORITY,
 	VEIL_SUBMIT_FROM_CRYPT,
 	VEIL_NO_READ_WQ,
 	VEIL_NO_WRITE_WQ,

@@ -234,6 +234,7 @@ int veil_io_init(struct dm_target *ti, struct veil_c *vc)
 {
 	const char *name = dm_table_device_name(ti->table);
 	unsigned int crypt_flags = WQ_MEM_RECLAIM | WQ_CPU_INTENSIVE;
+	unsigned int wait_flags = WQ_MEM_RECLAIM;
 	int crypt_active = 1;
 	int ret;
 
@@ -288,12 +289,17 @@ int veil_io_init(struct dm_target *ti, struct veil_c *vc)
 		crypt_flags = WQ_MEM_RECLAIM | WQ_UNBOUND;
 		crypt_active = num_online_cpus();
 	}
+	/* As 6.12's dm-crypt: every queue of the target, high priority. */
+	if (test_bit(VEIL_HIGH_PRIORITY, &vc->flags)) {
+		crypt_flags |= WQ_HIGHPRI;
+		wait_flags |= WQ_HIGHPRI;
+	}
 	vc->crypt_wq = alloc_workqueue("kveild_crypt/%s", crypt_flags,
 				       crypt_active, name);
 	vc->helper_wq = alloc_workqueue("kveild_help/%s", crypt_flags,
 					crypt_active, name);
 	vc->page_wait_wq = alloc_ordered_workqueue("kveild_wait/%s",
-						   WQ_MEM_RECLAIM, name);
+						   wait_flags, name);
 	if (!vc->crypt_wq || !vc->helper_wq || !vc->page_wait_wq) {
 		ti->error = "Cannot allocate workqueue";
 		return -ENOMEM;

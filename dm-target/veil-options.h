@@ -12,6 +12,7 @@
 
 #define VEIL_OPT_ALLOW_DISCARDS		"allow_discards"
 #define VEIL_OPT_SAME_CPU		"same_cpu_crypt"
+#define VEIL_OPT_HIGH_PRIORITY		"high_priority"
 #define VEIL_OPT_SUBMIT_FROM_CRYPT	"submit_from_crypt_cpus"
 #define VEIL_OPT_NO_READ_WQ		"no_read_workqueue"
 #define VEIL_OPT_NO_WRITE_WQ		"no_write_workqueue"
@@ -24,6 +25,6 @@
 #define VEIL_OPTV_KS_AHEAD_MAX		"keystream_ahead_max"
 
 /* The most options one table line can give: each word above once. */
-#define VEIL_MAX_OPTS			11
+#define VEIL_MAX_OPTS			12
 
 #endif /* VEIL_OPTIONS_H */

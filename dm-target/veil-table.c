@@ -308,6 +308,7 @@ struct veil_flag_opt {
 
 static const struct veil_flag_opt veil_crypt_flag_opts[] = {
 	{ VEIL_OPT_SAME_CPU,		VEIL_SAME_CPU },
+	{ VEIL_OPT_HIGH_PRIORITY,	VEIL_HIGH_PRIORITY },
 	{ VEIL_OPT_SUBMIT_FROM_CRYPT,	VEIL_SUBMIT_FROM_CRYPT },
 	{ VEIL_OPT_NO_READ_WQ,		VEIL_NO_READ_WQ },
 	{ VEIL_OPT_NO_WRITE_WQ,		VEIL_NO_WRITE_WQ },
