@@ -90,6 +90,8 @@ struct veil_stats;
  * @sector_shift: log2(@sector_size / 512).
  * @iv_large_sectors: IVs count @sector_size units, not 512-byte sectors.
  * @benbi_shift: benbi: log2 of the cipher blocks in 512 bytes.
+ * @iv_tfm: eboiv: a synchronous instance of @tfm's algorithm, with the
+ *	first key, that encrypts each sector's byte offset into its IV.
  * @flags: enum veil_flag bits.
  * @fanout_chunk: bytes per chunk when a bio is split over CPUs.
  * @ks_ahead_max: largest CTR read whose keystream is computed ahead.
@@ -137,6 +139,7 @@ struct veil_c {
 	unsigned int sector_shift;
 	bool iv_large_sectors;
 	unsigned int benbi_shift;
+	struct crypto_sync_skcipher *iv_tfm;
 	unsigned long flags;
 	unsigned int fanout_chunk;
 	unsigned int ks_ahead_max;

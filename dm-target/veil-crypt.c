@@ -159,8 +159,14 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 	struct veil_c *vc = io->vc;
 	struct skcipher_request *req = &r->req;
 	u8 *iv = veil_req_iv(vc, r);
+	int ret;
 
-	veil_iv_gen(vc, iv, veil_iv_sector(vc, sector));
+	ret = veil_iv_gen(vc, iv, veil_iv_sector(vc, sector));
+	if (ret) {
+		if (w)
+			veil_window_put(vc, w, r);
+		return ret;
+	}
 	/* dm-crypt's keycount: the key of the 512-byte sector number. */
 	skcipher_request_set_tfm(req, vc->tfms[(sector + vc->iv_offset) &
 					       (vc->tfms_count - 1)]);

@@ -15,12 +15,6 @@
 /* Most requests a sleeping context keeps in flight with an async driver. */
 #define VEIL_ASYNC_DEPTH		32
 
-/*
- * Largest transform alignmask whose IVs a request can align: room left in
- * its IV buffer. 15 covers every skcipher in the kernel's tree.
- */
-#define VEIL_MAX_IV_ALIGNMASK		15
-
 /**
  * enum veil_job_kind - what the chunks of a bio do through the cipher
  * @VEIL_JOB_WRITE: encrypt the bio's data into the ciphertext bio.

@@ -11,6 +11,8 @@
  */
 #include <linux/kernel.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/scatterlist.h>
 #include <linux/string.h>
 #include <crypto/skcipher.h>
 #include "dm-veil.h"
@@ -29,6 +31,7 @@ static const struct veil_iv_type veil_iv_types[] = {
 	{ "plain64",	VEIL_IV_PLAIN64,	false },
 	{ "plain64be",	VEIL_IV_PLAIN64BE,	false },
 	{ "benbi",	VEIL_IV_BENBI,		false },
+	{ "eboiv",	VEIL_IV_EBOIV,		false },
 	{ "essiv",	VEIL_IV_ESSIV,		true },
 };
 
@@ -87,22 +90,11 @@ int veil_iv_cipher_api(enum veil_iv_mode mode, const char *base,
 	return n < 0 || n >= len ? -ENAMETOOLONG : 0;
 }
 
-/**
- * veil_iv_setup() - check the IV generator against the allocated transform
- * @vc: the target; its transform and IV mode are set.
- * @error: set to a message naming the problem on failure.
- *
- * benbi counts cipher blocks: the block size must be a power of two of at
- * most 512 bytes, as dm-crypt asks.
- *
- * Return: 0 or -EINVAL.
- */
-int veil_iv_setup(struct veil_c *vc, char **error)
+/* benbi counts cipher blocks: a power of two of at most 512 bytes. */
+static int veil_iv_benbi_setup(struct veil_c *vc, char **error)
 {
 	unsigned int bs = crypto_skcipher_blocksize(vc->tfm);
 
-	if (vc->iv_mode != VEIL_IV_BENBI)
-		return 0;
 	if (!is_power_of_2(bs)) {
 		*error = "cypher blocksize is not a power of 2";
 		return -EINVAL;
@@ -115,13 +107,109 @@ int veil_iv_setup(struct veil_c *vc, char **error)
 	return 0;
 }
 
+/*
+ * eboiv encrypts a zero block with the byte offset as its IV, as dm-crypt
+ * does with its data transform: a synchronous instance of the same
+ * algorithm does it in any context, without waiting for a driver.
+ */
+static int veil_iv_eboiv_setup(struct veil_c *vc, char **error)
+{
+	const char *name = crypto_tfm_alg_name(crypto_skcipher_tfm(vc->tfm));
+	struct crypto_sync_skcipher *tfm;
+
+	if (crypto_skcipher_blocksize(vc->tfm) != vc->iv_size) {
+		*error = "Block size of EBOIV cipher does not match IV size of block cipher";
+		return -EINVAL;
+	}
+	tfm = crypto_alloc_sync_skcipher(name, 0, 0);
+	if (IS_ERR(tfm)) {
+		*error = "Error allocating crypto tfm";
+		return PTR_ERR(tfm);
+	}
+	vc->iv_tfm = tfm;
+	if (crypto_skcipher_alignmask(&tfm->base) > VEIL_MAX_IV_ALIGNMASK) {
+		*error = "IV alignment of cipher not supported";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * veil_iv_setup() - set the IV generator up for the allocated transform
+ * @vc: the target; its transform, IV mode and IV size are set.
+ * @error: set to a message naming the problem on failure.
+ *
+ * Return: 0 or a negative errno; veil_iv_exit() undoes a partial setup.
+ */
+int veil_iv_setup(struct veil_c *vc, char **error)
+{
+	switch (vc->iv_mode) {
+	case VEIL_IV_BENBI:
+		return veil_iv_benbi_setup(vc, error);
+	case VEIL_IV_EBOIV:
+		return veil_iv_eboiv_setup(vc, error);
+	default:
+		return 0;
+	}
+}
+
+/**
+ * veil_iv_setkey() - give the IV generator the volume key
+ * @vc: the target.
+ * @key: the key of the first transform (dm-crypt's eboiv uses that one
+ *	with a multi-key table too).
+ * @len: its length.
+ *
+ * Return: 0 or the cipher's error.
+ */
+int veil_iv_setkey(struct veil_c *vc, const u8 *key, unsigned int len)
+{
+	if (!vc->iv_tfm)
+		return 0;
+	return crypto_sync_skcipher_setkey(vc->iv_tfm, key, len);
+}
+
+/**
+ * veil_iv_exit() - free what veil_iv_setup() allocated
+ * @vc: the target.
+ */
+void veil_iv_exit(struct veil_c *vc)
+{
+	crypto_free_sync_skcipher(vc->iv_tfm);
+	vc->iv_tfm = NULL;
+}
+
+/* eboiv: the byte offset, encrypted into @iv (one cipher block). */
+static int veil_iv_eboiv(const struct veil_c *vc, u8 *iv, sector_t sector)
+{
+	u8 offset[VEIL_MAX_IV_SIZE] __aligned(VEIL_MAX_IV_ALIGNMASK + 1) = { };
+	struct scatterlist src, dst;
+	int ret;
+
+	SYNC_SKCIPHER_REQUEST_ON_STACK(req, vc->iv_tfm);
+
+	put_unaligned_le64((u64)sector * vc->sector_size, offset);
+	sg_init_one(&src, page_address(ZERO_PAGE(0)), vc->iv_size);
+	sg_init_one(&dst, iv, vc->iv_size);
+	skcipher_request_set_sync_tfm(req, vc->iv_tfm);
+	skcipher_request_set_callback(req, 0, NULL, NULL);
+	skcipher_request_set_crypt(req, &src, &dst, vc->iv_size, offset);
+	ret = crypto_skcipher_encrypt(req);
+	skcipher_request_zero(req);
+	memzero_explicit(offset, sizeof(offset));
+	return ret;
+}
+
 /**
  * veil_iv_gen() - make the IV of one encryption sector
  * @vc: the target; gives the IV mode and size.
- * @iv: buffer of vc->iv_size bytes.
+ * @iv: buffer of vc->iv_size bytes, aligned for the transform.
  * @sector: IV sector number (iv_offset applied, scaled for iv_large_sectors).
+ *
+ * Context: any; never sleeps.
+ * Return: 0, or the cipher's error for eboiv.
  */
-void veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector)
+int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector)
 {
 	memset(iv, 0, vc->iv_size);
 
@@ -142,5 +230,8 @@ void veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector)
 		put_unaligned_be64(((u64)sector << vc->benbi_shift) + 1,
 				   iv + vc->iv_size - sizeof(u64));
 		break;
+	case VEIL_IV_EBOIV:
+		return veil_iv_eboiv(vc, iv, sector);
 	}
+	return 0;
 }

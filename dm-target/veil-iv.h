@@ -12,6 +12,12 @@ struct veil_c;
 /* Largest IV of a transform: adiantum's and hctr2's 32 bytes. */
 #define VEIL_MAX_IV_SIZE		32
 
+/*
+ * Largest transform alignmask whose IVs a request can align: room left in
+ * its IV buffer. 15 covers every skcipher in the kernel's tree.
+ */
+#define VEIL_MAX_IV_ALIGNMASK		15
+
 /**
  * enum veil_iv_mode - how the IV of one encryption sector is made
  * @VEIL_IV_NULL: all zero.
@@ -20,6 +26,8 @@ struct veil_c;
  * @VEIL_IV_PLAIN64BE: 64-bit sector number, big endian, in the last 8 bytes.
  * @VEIL_IV_BENBI: 64-bit count of cipher blocks before the sector, plus
  *	one, big endian, in the last 8 bytes.
+ * @VEIL_IV_EBOIV: the sector's byte offset (IV sector times sector size),
+ *	encrypted with the volume key: BitLocker's IV.
  * @VEIL_IV_ESSIV: plain64 IV, encrypted by the kernel's essiv template.
  */
 enum veil_iv_mode {
@@ -28,6 +36,7 @@ enum veil_iv_mode {
 	VEIL_IV_PLAIN64,
 	VEIL_IV_PLAIN64BE,
 	VEIL_IV_BENBI,
+	VEIL_IV_EBOIV,
 	VEIL_IV_ESSIV,
 };
 
@@ -36,6 +45,8 @@ int veil_iv_parse(const char *name, const char *opts, enum veil_iv_mode *mode,
 int veil_iv_cipher_api(enum veil_iv_mode mode, const char *base,
 		       const char *opts, char *api, size_t len);
 int veil_iv_setup(struct veil_c *vc, char **error);
-void veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector);
+int veil_iv_setkey(struct veil_c *vc, const u8 *key, unsigned int len);
+void veil_iv_exit(struct veil_c *vc);
+int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector);
 
 #endif /* DM_VEIL_IV_H */

@@ -191,7 +191,7 @@ static int veil_key_setkey(struct veil_c *vc, const u8 *bytes,
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return veil_iv_setkey(vc, bytes, part);
 }
 
 /**

@@ -275,6 +275,10 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 		goto out;
 	}
 	vc->iv_align = crypto_skcipher_alignmask(tfm) + 1;
+	/* The IV is eboiv's output too: aligned for both transforms. */
+	if (vc->iv_tfm)
+		vc->iv_align = max(vc->iv_align,
+				   crypto_skcipher_alignmask(&vc->iv_tfm->base) + 1);
 out:
 	kfree(buf);
 	return ret;

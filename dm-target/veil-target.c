@@ -30,6 +30,7 @@ static void veil_dtr(struct dm_target *ti)
 		return;
 	veil_io_exit(vc);
 	veil_stats_exit(vc);
+	veil_iv_exit(vc);
 	if (vc->tfms) {
 		for (i = 0; i < vc->tfms_count; i++)
 			if (vc->tfms[i])
