@@ -253,6 +253,12 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 		if (ret)
 			goto out;
 	}
+	if (vc->iv_size > VEIL_MAX_IV_SIZE ||
+	    (vc->iv_mode != VEIL_IV_NULL && vc->iv_size < sizeof(u64))) {
+		ti->error = "IV size of cipher not supported";
+		ret = -EINVAL;
+		goto out;
+	}
 	ret = veil_iv_setup(vc, &ti->error);
 	if (ret)
 		goto out;
@@ -262,12 +268,6 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	/* CTR: the keystream depends on key and IV only (veil-keystream.c). */
 	if ((mode && !strcmp(mode, "ctr")) || strstarts(base, "ctr("))
 		set_bit(VEIL_CTR, &vc->flags);
-	if (vc->iv_size > VEIL_MAX_IV_SIZE ||
-	    (vc->iv_mode != VEIL_IV_NULL && vc->iv_size < sizeof(u64))) {
-		ti->error = "IV size of cipher not supported";
-		ret = -EINVAL;
-		goto out;
-	}
 	/* A request's IV buffer has room to align to this much only. */
 	if (crypto_skcipher_alignmask(tfm) > VEIL_MAX_IV_ALIGNMASK) {
 		ti->error = "IV alignment of cipher not supported";
