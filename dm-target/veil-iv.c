@@ -121,7 +121,7 @@ static int veil_iv_eboiv_setup(struct veil_c *vc, char **error)
 		*error = "Block size of EBOIV cipher does not match IV size of block cipher";
 		return -EINVAL;
 	}
-	tfm = crypto_alloc_sync_skcipher(name, 0, 0);
+	tfm = crypto_alloc_sync_skcipher(name, 0, CRYPTO_ALG_ALLOCATES_MEMORY);
 	if (IS_ERR(tfm)) {
 		*error = "Error allocating crypto tfm";
 		return PTR_ERR(tfm);

@@ -177,21 +177,23 @@ int veil_key_decode(struct veil_key *key, char *str, char **error)
 /*
  * Give each transform its part of @bytes: @size split in tfms_count equal
  * parts, as dm-crypt splits a multi-key table's key (bytes left over by
- * the split are unused, as there).
+ * the split are unused, as there). Every transform is keyed even after
+ * one refused its part, so that a wipe leaves none with the old key; the
+ * first error is returned.
  */
 static int veil_key_setkey(struct veil_c *vc, const u8 *bytes,
 			   unsigned int size)
 {
 	unsigned int i, part = size / vc->tfms_count;
-	int ret;
+	int ret = 0, r;
 
 	for (i = 0; i < vc->tfms_count; i++) {
-		ret = crypto_skcipher_setkey(vc->tfms[i], bytes + i * part,
-					     part);
-		if (ret)
-			return ret;
+		r = crypto_skcipher_setkey(vc->tfms[i], bytes + i * part, part);
+		if (!ret)
+			ret = r;
 	}
-	return veil_iv_setkey(vc, bytes, part);
+	r = veil_iv_setkey(vc, bytes, part);
+	return ret ?: r;
 }
 
 /**

@@ -7,10 +7,9 @@
 
 #include <linux/types.h>
 
-struct veil_c;
+#include "veil-options.h"
 
-/* Longest key accepted, in bytes: a multi-key table's keys together. */
-#define VEIL_MAX_KEY_SIZE		4096
+struct veil_c;
 
 /**
  * struct veil_key - the volume key and where it came from

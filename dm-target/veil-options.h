@@ -4,7 +4,8 @@
  * kernel's parser and status output, by veilsetup (which builds and
  * parses table lines) and by the tests, which fail when their lists and
  * this one differ. VEIL_OPT_* words stand alone in a table line;
- * VEIL_OPTV_* words take a value, "<word>:<value>".
+ * VEIL_OPTV_* words take a value, "<word>:<value>". The limits veilsetup
+ * must know follow them.
  * docs/table-line.md says what each does.
  */
 #ifndef VEIL_OPTIONS_H
@@ -26,5 +27,8 @@
 
 /* The most options one table line can give: each word above once. */
 #define VEIL_MAX_OPTS			12
+
+/* Longest key, in bytes: a multi-key table's keys together. */
+#define VEIL_MAX_KEY_SIZE		4096
 
 #endif /* VEIL_OPTIONS_H */

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "veil-options.h"
+
 struct crypt_device;
 
 #define VS_TARGET		"veil"
@@ -17,8 +19,10 @@ struct crypt_device;
 #define VS_UUID_LUKS1		"VEIL-LUKS1-"
 #define VS_UUID_LUKS2		"VEIL-LUKS2-"
 #define VS_KEY_PREFIX		"veil:"
-#define VS_MAX_KEY		128
-#define VS_TABLE_MAX		4096
+#define VS_MAX_KEY		128	/* --key-size and benchmark rows */
+/* A loaded table's key field: hex of the longest key, or a keyring name. */
+#define VS_KEY_FIELD_MAX	(2 * VEIL_MAX_KEY_SIZE + 160)
+#define VS_TABLE_MAX		(VS_KEY_FIELD_MAX + 4096)
 #define VS_DM_UUID_LEN		129	/* device-mapper's limit, with the NUL */
 
 /* cryptsetup's exit codes (cryptsetup(8), RETURN CODES). */
@@ -71,7 +75,7 @@ int vs_number_arg(const char *s, const char *what, uint64_t max, uint64_t *out);
 /* A veil table's parameters, split. */
 struct vs_table {
 	char cipher[128];
-	char key[2 * VS_MAX_KEY + 160];	/* hex, or :<size>:logon:<desc> */
+	char key[VS_KEY_FIELD_MAX];	/* hex, or :<size>:logon:<desc> */
 	uint64_t iv_offset, offset, len;
 	char dev[64];			/* major:minor */
 	char path[128];			/* /dev/... */

@@ -86,7 +86,9 @@ int vs_table_get(const char *name, struct vs_table *t)
 		fprintf(stderr, "Device %s is not a veil device (target %s).\n", name, type);
 		r = -EINVAL;
 	} else {
-		n = sscanf(params, "%127s %415s %" SCNu64 " %63s %" SCNu64 " %*u %1023[^\n]",
+		/* The key field's width: VS_KEY_FIELD_MAX - 1. */
+		_Static_assert(VS_KEY_FIELD_MAX == 8352, "update the %8351s below");
+		n = sscanf(params, "%127s %8351s %" SCNu64 " %63s %" SCNu64 " %*u %1023[^\n]",
 			   t->cipher, t->key, &t->iv_offset, t->dev, &t->offset, t->features);
 		r = n >= 5 ? 0 : -EINVAL;
 		dev_path(t->dev, t->path, sizeof(t->path));
@@ -114,13 +116,14 @@ const char *vs_uuid_type(const char *uuid)
  * Check with the kernel's crypto API, through AF_ALG, that the cipher and
  * mode exist and take a key of @key_bytes: the kernel would refuse the
  * table otherwise, with no message that reaches the user. capi: specs are
- * left to the kernel.
+ * left to the kernel. A multi-key spec ("aes:64-...") is checked with the
+ * size of one of its keys.
  */
 int vs_check_cipher(const char *spec, size_t key_bytes)
 {
 	struct sockaddr_alg sa = { .salg_family = AF_ALG, .salg_type = "skcipher" };
 	unsigned char key[VS_MAX_KEY] = { 0 };
-	char cipher[64], mode[64];
+	char cipher[64], mode[64], *keycount;
 	int fd, r = 0;
 
 	if (!strncmp(spec, "capi:", 5))
@@ -128,6 +131,11 @@ int vs_check_cipher(const char *spec, size_t key_bytes)
 	if (sscanf(spec, "%63[^-]-%63[^-]-", cipher, mode) != 2) {
 		fprintf(stderr, "No known cipher specification pattern detected.\n");
 		return -EINVAL;
+	}
+	keycount = strchr(cipher, ':');
+	if (keycount) {
+		*keycount++ = '\0';
+		key_bytes /= strtoul(keycount, NULL, 10) ?: 1;
 	}
 	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%.30s(%.30s)", mode, cipher);
 	fd = socket(AF_ALG, SOCK_SEQPACKET, 0);

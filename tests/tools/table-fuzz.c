@@ -563,7 +563,7 @@ static char *overlong(void)
 	case 1:
 		return run_of("", 'a', 100 + rnd(8000), "");
 	case 2:		/* a hex key far over the limit */
-		return hexkey(129 + rnd(600), false);
+		return hexkey(VEIL_MAX_KEY_SIZE + 1 + rnd(600), false);
 	case 3:
 		return run_of("sector_size:", '9', 50 + rnd(300), "");
 	case 4:		/* a keyring description past the key API's limit */
