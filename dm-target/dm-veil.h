@@ -92,6 +92,8 @@ struct veil_stats;
  * @benbi_shift: benbi: log2 of the cipher blocks in 512 bytes.
  * @iv_tfm: eboiv: a synchronous instance of @tfm's algorithm, with the
  *	first key, that encrypts each sector's byte offset into its IV.
+ * @lmk_hash: lmk: MD5.
+ * @lmk_seed: lmk: the seed, LMK_SEED_SIZE bytes, or NULL without one.
  * @flags: enum veil_flag bits.
  * @fanout_chunk: bytes per chunk when a bio is split over CPUs.
  * @ks_ahead_max: largest CTR read whose keystream is computed ahead.
@@ -140,6 +142,8 @@ struct veil_c {
 	bool iv_large_sectors;
 	unsigned int benbi_shift;
 	struct crypto_sync_skcipher *iv_tfm;
+	struct crypto_shash *lmk_hash;
+	u8 *lmk_seed;
 	unsigned long flags;
 	unsigned int fanout_chunk;
 	unsigned int ks_ahead_max;

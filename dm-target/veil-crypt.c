@@ -158,10 +158,16 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 {
 	struct veil_c *vc = io->vc;
 	struct skcipher_request *req = &r->req;
-	u8 *iv = veil_req_iv(vc, r);
+	u8 *iv = veil_req_iv(vc, r), *data = NULL;
 	int ret;
 
-	ret = veil_iv_gen(vc, iv, veil_iv_sector(vc, sector));
+	/* lmk's IV of a write is made from its plaintext. */
+	if (vc->iv_mode == VEIL_IV_LMK && encrypt)
+		data = kmap_local_page(sg_page(&r->sg_in));
+	ret = veil_iv_gen(vc, iv, veil_iv_sector(vc, sector),
+			  data ? data + r->sg_in.offset : NULL);
+	if (data)
+		kunmap_local(data);
 	if (ret) {
 		if (w)
 			veil_window_put(vc, w, r);
@@ -173,11 +179,21 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 	skcipher_request_set_crypt(req, &r->sg_in,
 				   encrypt ? &r->sg_out : &r->sg_in,
 				   vc->sector_size, iv);
-	if (w)
-		return veil_window_submit(vc, w, r, encrypt, drain);
-	skcipher_request_set_callback(req, 0, async_done, io);
-	return encrypt ? crypto_skcipher_encrypt(req) :
-			 crypto_skcipher_decrypt(req);
+	if (w) {
+		ret = veil_window_submit(vc, w, r, encrypt, drain);
+	} else {
+		skcipher_request_set_callback(req, 0, async_done, io);
+		ret = encrypt ? crypto_skcipher_encrypt(req) :
+				crypto_skcipher_decrypt(req);
+	}
+	/* lmk's transforms are synchronous: the sector is decrypted here. */
+	if (vc->iv_mode == VEIL_IV_LMK && !encrypt && !ret) {
+		data = kmap_local_page(sg_page(&r->sg_in));
+		ret = veil_iv_post(vc, veil_iv_sector(vc, sector),
+				   data + r->sg_in.offset);
+		kunmap_local(data);
+	}
+	return ret;
 }
 
 /* A page of the write ciphertext or the keystream at byte @pos of the bio. */

@@ -13,7 +13,11 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <crypto/algapi.h>
+#include <crypto/hash.h>
+#include <crypto/md5.h>
 #include <crypto/skcipher.h>
 #include "dm-veil.h"
 #include "veil-iv.h"
@@ -32,6 +36,7 @@ static const struct veil_iv_type veil_iv_types[] = {
 	{ "plain64be",	VEIL_IV_PLAIN64BE,	false },
 	{ "benbi",	VEIL_IV_BENBI,		false },
 	{ "eboiv",	VEIL_IV_EBOIV,		false },
+	{ "lmk",	VEIL_IV_LMK,		false },
 	{ "essiv",	VEIL_IV_ESSIV,		true },
 };
 
@@ -134,6 +139,41 @@ static int veil_iv_eboiv_setup(struct veil_c *vc, char **error)
 	return 0;
 }
 
+/* lmk hashes a 64-byte seed, of which the key gives the first 16. */
+#define VEIL_LMK_SEED_SIZE	64
+
+/*
+ * lmk: 512-byte sectors of 16-byte blocks, and MD5. A read is decrypted
+ * with a zero IV and fixed up after, which is right only where the IV
+ * touches the first block alone: CBC. dm-crypt takes other modes too, and
+ * reads back other data than it wrote with them.
+ */
+static int veil_iv_lmk_setup(struct veil_c *vc, char **error)
+{
+	const char *name = crypto_tfm_alg_name(crypto_skcipher_tfm(vc->tfm));
+	struct crypto_shash *hash;
+
+	if (!strstarts(name, "cbc(")) {
+		*error = "LMK needs CBC";
+		return -EINVAL;
+	}
+	if (vc->sector_size != SECTOR_SIZE) {
+		*error = "Unsupported sector size for LMK";
+		return -EINVAL;
+	}
+	if (vc->iv_size != MD5_DIGEST_SIZE) {
+		*error = "IV size of cipher not supported";
+		return -EINVAL;
+	}
+	hash = crypto_alloc_shash("md5", 0, CRYPTO_ALG_ALLOCATES_MEMORY);
+	if (IS_ERR(hash)) {
+		*error = "Error initializing LMK hash";
+		return PTR_ERR(hash);
+	}
+	vc->lmk_hash = hash;
+	return 0;
+}
+
 /**
  * veil_iv_setup() - set the IV generator up for the allocated transform
  * @vc: the target; its transform, IV mode and IV size are set.
@@ -148,25 +188,56 @@ int veil_iv_setup(struct veil_c *vc, char **error)
 		return veil_iv_benbi_setup(vc, error);
 	case VEIL_IV_EBOIV:
 		return veil_iv_eboiv_setup(vc, error);
+	case VEIL_IV_LMK:
+		return veil_iv_lmk_setup(vc, error);
 	default:
 		return 0;
 	}
 }
 
 /**
- * veil_iv_setkey() - give the IV generator the volume key
+ * veil_iv_key_extra() - bytes at the end of the key that are the IV's
  * @vc: the target.
- * @key: the key of the first transform (dm-crypt's eboiv uses that one
- *	with a multi-key table too).
- * @len: its length.
+ * @size: the key's size.
  *
- * Return: 0 or the cipher's error.
+ * lmk's seed: a key that does not split into the key count's equal parts
+ * has one part more, the seed, as in dm-crypt.
+ *
+ * Return: the seed's size, or 0.
  */
-int veil_iv_setkey(struct veil_c *vc, const u8 *key, unsigned int len)
+unsigned int veil_iv_key_extra(const struct veil_c *vc, unsigned int size)
 {
+	if (vc->iv_mode != VEIL_IV_LMK || !(size % vc->tfms_count))
+		return 0;
+	return size / (vc->tfms_count + 1);
+}
+
+/**
+ * veil_iv_setkey() - give the IV generator the volume key
+ * @vc: the target; suspended or being constructed (no I/O).
+ * @key: the whole key.
+ * @size: its size.
+ * @part: the size of one transform's part: eboiv uses the first part
+ *	(dm-crypt's, with a multi-key table too); lmk's seed follows the
+ *	transforms' parts.
+ *
+ * Context: process; may sleep.
+ * Return: 0, -ENOMEM, or the cipher's error.
+ */
+int veil_iv_setkey(struct veil_c *vc, const u8 *key, unsigned int size,
+		   unsigned int part)
+{
+	if (vc->iv_mode == VEIL_IV_LMK && veil_iv_key_extra(vc, size)) {
+		if (!vc->lmk_seed)
+			vc->lmk_seed = kzalloc(VEIL_LMK_SEED_SIZE, GFP_KERNEL);
+		if (!vc->lmk_seed)
+			return -ENOMEM;
+		memcpy(vc->lmk_seed, key + vc->tfms_count * part,
+		       MD5_DIGEST_SIZE);
+	}
 	if (!vc->iv_tfm)
 		return 0;
-	return crypto_sync_skcipher_setkey(vc->iv_tfm, key, len);
+	return crypto_sync_skcipher_setkey(vc->iv_tfm, key, part);
 }
 
 /**
@@ -177,6 +248,76 @@ void veil_iv_exit(struct veil_c *vc)
 {
 	crypto_free_sync_skcipher(vc->iv_tfm);
 	vc->iv_tfm = NULL;
+	crypto_free_shash(vc->lmk_hash);
+	vc->lmk_hash = NULL;
+	kfree_sensitive(vc->lmk_seed);
+	vc->lmk_seed = NULL;
+}
+
+/*
+ * lmk: the MD5 state (no padding) over the seed, blocks 1 to 31 of the
+ * 512-byte sector @data and the sector number, little endian, into @iv.
+ */
+static int veil_iv_lmk(const struct veil_c *vc, u8 *iv, sector_t sector,
+		       const u8 *data)
+{
+	struct md5_state state;
+	__le32 tail[4];
+	int i, ret;
+
+	SHASH_DESC_ON_STACK(desc, vc->lmk_hash);
+
+	desc->tfm = vc->lmk_hash;
+	ret = crypto_shash_init(desc);
+	if (!ret && vc->lmk_seed)
+		ret = crypto_shash_update(desc, vc->lmk_seed,
+					  VEIL_LMK_SEED_SIZE);
+	if (!ret)
+		ret = crypto_shash_update(desc, data + MD5_DIGEST_SIZE,
+					  SECTOR_SIZE - MD5_DIGEST_SIZE);
+	/* The sector number is cut to 56 bits, as loop-AES does. */
+	tail[0] = cpu_to_le32(lower_32_bits(sector));
+	tail[1] = cpu_to_le32((upper_32_bits(sector) & 0x00ffffff) |
+			      0x80000000);
+	tail[2] = cpu_to_le32(4024);
+	tail[3] = 0;
+	if (!ret)
+		ret = crypto_shash_update(desc, (u8 *)tail, sizeof(tail));
+	if (!ret)
+		ret = crypto_shash_export(desc, &state);
+	shash_desc_zero(desc);
+	if (ret)
+		return ret;
+	for (i = 0; i < MD5_HASH_WORDS; i++)
+		put_unaligned_le32(state.hash[i], iv + i * sizeof(u32));
+	memzero_explicit(&state, sizeof(state));
+	return 0;
+}
+
+/**
+ * veil_iv_post() - finish a decrypted sector whose IV needs its plaintext
+ * @vc: the target.
+ * @sector: IV sector number.
+ * @data: the sector, decrypted with the IV veil_iv_gen() gave a read.
+ *
+ * lmk: XORs the IV made from the plaintext into the first block. Nothing
+ * for other generators.
+ *
+ * Context: any; never sleeps.
+ * Return: 0 or the hash's error.
+ */
+int veil_iv_post(const struct veil_c *vc, sector_t sector, u8 *data)
+{
+	u8 iv[MD5_DIGEST_SIZE];
+	int ret;
+
+	if (vc->iv_mode != VEIL_IV_LMK)
+		return 0;
+	ret = veil_iv_lmk(vc, iv, sector, data);
+	if (!ret)
+		crypto_xor(data, iv, sizeof(iv));
+	memzero_explicit(iv, sizeof(iv));
+	return ret;
 }
 
 /* eboiv: the byte offset, encrypted into @iv (one cipher block). */
@@ -205,11 +346,14 @@ static int veil_iv_eboiv(const struct veil_c *vc, u8 *iv, sector_t sector)
  * @vc: the target; gives the IV mode and size.
  * @iv: buffer of vc->iv_size bytes, aligned for the transform.
  * @sector: IV sector number (iv_offset applied, scaled for iv_large_sectors).
+ * @data: a write's plaintext sector, NULL for a read (lmk's IV of a read
+ *	is zero until veil_iv_post()).
  *
  * Context: any; never sleeps.
- * Return: 0, or the cipher's error for eboiv.
+ * Return: 0, or the cipher's or hash's error for eboiv and lmk.
  */
-int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector)
+int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector,
+		const u8 *data)
 {
 	memset(iv, 0, vc->iv_size);
 
@@ -232,6 +376,8 @@ int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector)
 		break;
 	case VEIL_IV_EBOIV:
 		return veil_iv_eboiv(vc, iv, sector);
+	case VEIL_IV_LMK:
+		return data ? veil_iv_lmk(vc, iv, sector, data) : 0;
 	}
 	return 0;
 }

@@ -28,6 +28,9 @@ struct veil_c;
  *	one, big endian, in the last 8 bytes.
  * @VEIL_IV_EBOIV: the sector's byte offset (IV sector times sector size),
  *	encrypted with the volume key: BitLocker's IV.
+ * @VEIL_IV_LMK: loop-AES's: an MD5 state over an optional seed, the
+ *	sector's plaintext past its first block and the sector number; a
+ *	read decrypts with a zero IV and XORs it into the first block after.
  * @VEIL_IV_ESSIV: plain64 IV, encrypted by the kernel's essiv template.
  */
 enum veil_iv_mode {
@@ -37,6 +40,7 @@ enum veil_iv_mode {
 	VEIL_IV_PLAIN64BE,
 	VEIL_IV_BENBI,
 	VEIL_IV_EBOIV,
+	VEIL_IV_LMK,
 	VEIL_IV_ESSIV,
 };
 
@@ -45,8 +49,12 @@ int veil_iv_parse(const char *name, const char *opts, enum veil_iv_mode *mode,
 int veil_iv_cipher_api(enum veil_iv_mode mode, const char *base,
 		       const char *opts, char *api, size_t len);
 int veil_iv_setup(struct veil_c *vc, char **error);
-int veil_iv_setkey(struct veil_c *vc, const u8 *key, unsigned int len);
+unsigned int veil_iv_key_extra(const struct veil_c *vc, unsigned int size);
+int veil_iv_setkey(struct veil_c *vc, const u8 *key, unsigned int size,
+		   unsigned int part);
 void veil_iv_exit(struct veil_c *vc);
-int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector);
+int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector,
+		const u8 *data);
+int veil_iv_post(const struct veil_c *vc, sector_t sector, u8 *data);
 
 #endif /* DM_VEIL_IV_H */

@@ -184,15 +184,17 @@ int veil_key_decode(struct veil_key *key, char *str, char **error)
 static int veil_key_setkey(struct veil_c *vc, const u8 *bytes,
 			   unsigned int size)
 {
-	unsigned int i, part = size / vc->tfms_count;
+	unsigned int i, part;
 	int ret = 0, r;
+
+	part = (size - veil_iv_key_extra(vc, size)) / vc->tfms_count;
 
 	for (i = 0; i < vc->tfms_count; i++) {
 		r = crypto_skcipher_setkey(vc->tfms[i], bytes + i * part, part);
 		if (!ret)
 			ret = r;
 	}
-	r = veil_iv_setkey(vc, bytes, part);
+	r = veil_iv_setkey(vc, bytes, size, part);
 	return ret ?: r;
 }
 

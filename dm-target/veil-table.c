@@ -20,6 +20,8 @@
 #include "veil-table.h"
 
 #define VEIL_CAPI_PREFIX	"capi:"
+/* The keys of an lmk table in the capi: format: loop-AES's multi-key. */
+#define VEIL_LMK_KEYS		64
 #define VEIL_XTS_BLOCK_SIZE	16
 
 /*
@@ -103,7 +105,7 @@ static int veil_check_stream_iv(struct dm_target *ti,
  * more of the same name as the key count asks.
  */
 static int veil_alloc_tfms(struct dm_target *ti, struct veil_c *vc,
-			   const char *api)
+			   const char *api, u32 mask)
 {
 	struct crypto_skcipher *tfm;
 	unsigned int i;
@@ -115,7 +117,7 @@ static int veil_alloc_tfms(struct dm_target *ti, struct veil_c *vc,
 	}
 	vc->tfms[0] = vc->tfm;
 	for (i = 1; i < vc->tfms_count; i++) {
-		tfm = crypto_alloc_skcipher(api, 0, CRYPTO_ALG_ALLOCATES_MEMORY);
+		tfm = crypto_alloc_skcipher(api, 0, mask);
 		if (IS_ERR(tfm)) {
 			ti->error = "Error allocating crypto tfm";
 			return PTR_ERR(tfm);
@@ -138,6 +140,7 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 {
 	char base[CRYPTO_MAX_ALG_NAME], api[CRYPTO_MAX_ALG_NAME];
 	char *buf, *tmp, *cipher = NULL, *mode = NULL, *keycount, *iv, *ivopts;
+	u32 tfm_mask = CRYPTO_ALG_ALLOCATES_MEMORY;
 	struct crypto_skcipher *tfm;
 	int ret;
 
@@ -228,15 +231,25 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 		goto out;
 	}
 
+	/*
+	 * lmk: loop-AES's 64 keys in the capi: format too, as in dm-crypt;
+	 * its read finishes each sector after the cipher (veil_iv_post()),
+	 * so its transforms must complete in the call: synchronous ones.
+	 */
+	if (iv && !strcmp(iv, "lmk")) {
+		if (!cipher)
+			vc->tfms_count = VEIL_LMK_KEYS;
+		tfm_mask |= CRYPTO_ALG_ASYNC;
+	}
 	/* As dm-crypt: no driver that allocates memory on the I/O path. */
-	tfm = crypto_alloc_skcipher(api, 0, CRYPTO_ALG_ALLOCATES_MEMORY);
+	tfm = crypto_alloc_skcipher(api, 0, tfm_mask);
 	if (IS_ERR(tfm)) {
 		ret = PTR_ERR(tfm);
 		ti->error = veil_tfm_error(cipher, mode, vc->iv_mode, ivopts);
 		goto out;
 	}
 	vc->tfm = tfm;
-	ret = veil_alloc_tfms(ti, vc, api);
+	ret = veil_alloc_tfms(ti, vc, api, tfm_mask);
 	if (ret)
 		goto out;
 	vc->iv_size = crypto_skcipher_ivsize(tfm);

@@ -79,6 +79,20 @@ specs_covering() {
 	echo "^($re)\$"
 }
 
+# both_refuse DEV SPEC KEY_BYTES IV_OFFSET "FEATURES": neither target
+# takes the table line
+both_refuse() {
+	local target args
+	args="$2 $(randhex "$3") $4 $1 $OFFSET $(features "$5")"
+	for target in veil crypt; do
+		if dmsetup create vt-refused --table "0 $LEN $target $args" 2>/dev/null; then
+			dmsetup remove vt-refused
+			fail "$target takes $2 with $5"
+		fi
+	done
+	echo "ok: $2 with $5 refused by both"
+}
+
 # interop_all IV_OFFSET "FEATURES" ["VEIL-ONLY FEATURES" [SPEC-PATTERN]]:
 # every spec of specs.txt (matching the extended regex SPEC-PATTERN)
 interop_all() {
@@ -90,6 +104,11 @@ interop_all() {
 	while read -r -u 3 spec bytes; do
 		case "$spec" in ''|'#'*) continue ;; esac
 		if [ -n "${4:-}" ] && ! [[ "$spec" =~ $4 ]]; then continue; fi
+		# lmk hashes 512-byte sectors: no other sector size.
+		if [[ "$spec" == *-lmk && "$2" == *sector_size* ]]; then
+			both_refuse "$dev" "$spec" "$bytes" "$1" "$2"
+			continue
+		fi
 		interop_one "$dev" "$spec" "$bytes" "$1" "$2" "${3:-}"
 		n=$((n + 1))
 	done 3< "$SPECS"
