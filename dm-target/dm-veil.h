@@ -94,6 +94,9 @@ struct veil_stats;
  *	first key, that encrypts each sector's byte offset into its IV.
  * @lmk_hash: lmk: MD5.
  * @lmk_seed: lmk: the seed, LMK_SEED_SIZE bytes, or NULL without one.
+ * @tcw_crc: tcw: CRC32.
+ * @tcw_seed: tcw: the IV seed (@iv_size bytes) and the whitening key
+ *	(16 bytes), from the end of the key.
  * @flags: enum veil_flag bits.
  * @fanout_chunk: bytes per chunk when a bio is split over CPUs.
  * @ks_ahead_max: largest CTR read whose keystream is computed ahead.
@@ -144,6 +147,8 @@ struct veil_c {
 	struct crypto_sync_skcipher *iv_tfm;
 	struct crypto_shash *lmk_hash;
 	u8 *lmk_seed;
+	struct crypto_shash *tcw_crc;
+	u8 *tcw_seed;
 	unsigned long flags;
 	unsigned int fanout_chunk;
 	unsigned int ks_ahead_max;

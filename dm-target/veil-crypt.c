@@ -158,16 +158,19 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 {
 	struct veil_c *vc = io->vc;
 	struct skcipher_request *req = &r->req;
-	u8 *iv = veil_req_iv(vc, r), *data = NULL;
+	sector_t iv_sector = veil_iv_sector(vc, sector);
+	bool uses_data = veil_iv_uses_data(vc);
+	u8 *iv = veil_req_iv(vc, r), *map = NULL;
+	struct scatterlist *out;
 	int ret;
 
-	/* lmk's IV of a write is made from its plaintext. */
-	if (vc->iv_mode == VEIL_IV_LMK && encrypt)
-		data = kmap_local_page(sg_page(&r->sg_in));
-	ret = veil_iv_gen(vc, iv, veil_iv_sector(vc, sector),
-			  data ? data + r->sg_in.offset : NULL);
-	if (data)
-		kunmap_local(data);
+	/* lmk and tcw read the sector, or change it, around the cipher. */
+	if (uses_data)
+		map = kmap_local_page(sg_page(&r->sg_in));
+	ret = veil_iv_gen(vc, iv, iv_sector,
+			  map ? map + r->sg_in.offset : NULL, encrypt);
+	if (map)
+		kunmap_local(map);
 	if (ret) {
 		if (w)
 			veil_window_put(vc, w, r);
@@ -186,12 +189,12 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 		ret = encrypt ? crypto_skcipher_encrypt(req) :
 				crypto_skcipher_decrypt(req);
 	}
-	/* lmk's transforms are synchronous: the sector is decrypted here. */
-	if (vc->iv_mode == VEIL_IV_LMK && !encrypt && !ret) {
-		data = kmap_local_page(sg_page(&r->sg_in));
-		ret = veil_iv_post(vc, veil_iv_sector(vc, sector),
-				   data + r->sg_in.offset);
-		kunmap_local(data);
+	/* Their transforms are synchronous: the cipher is done here. */
+	if (uses_data && !ret) {
+		out = encrypt ? &r->sg_out : &r->sg_in;
+		map = kmap_local_page(sg_page(out));
+		ret = veil_iv_post(vc, iv_sector, map + out->offset, encrypt);
+		kunmap_local(map);
 	}
 	return ret;
 }

@@ -37,6 +37,7 @@ static const struct veil_iv_type veil_iv_types[] = {
 	{ "benbi",	VEIL_IV_BENBI,		false },
 	{ "eboiv",	VEIL_IV_EBOIV,		false },
 	{ "lmk",	VEIL_IV_LMK,		false },
+	{ "tcw",	VEIL_IV_TCW,		false },
 	{ "essiv",	VEIL_IV_ESSIV,		true },
 };
 
@@ -174,6 +175,33 @@ static int veil_iv_lmk_setup(struct veil_c *vc, char **error)
 	return 0;
 }
 
+/* tcw's whitening key: two 8-byte halves. */
+#define VEIL_TCW_WHITENING_SIZE	16
+
+/* tcw: 512-byte sectors, CRC32, and room for the seed and whitening key. */
+static int veil_iv_tcw_setup(struct veil_c *vc, char **error)
+{
+	struct crypto_shash *crc;
+
+	if (vc->sector_size != SECTOR_SIZE) {
+		*error = "Unsupported sector size for TCW";
+		return -EINVAL;
+	}
+	crc = crypto_alloc_shash("crc32", 0, CRYPTO_ALG_ALLOCATES_MEMORY);
+	if (IS_ERR(crc)) {
+		*error = "Error initializing CRC32 in TCW";
+		return PTR_ERR(crc);
+	}
+	vc->tcw_crc = crc;
+	vc->tcw_seed = kzalloc(vc->iv_size + VEIL_TCW_WHITENING_SIZE,
+			       GFP_KERNEL);
+	if (!vc->tcw_seed) {
+		*error = "Error allocating seed storage in TCW";
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /**
  * veil_iv_setup() - set the IV generator up for the allocated transform
  * @vc: the target; its transform, IV mode and IV size are set.
@@ -190,9 +218,27 @@ int veil_iv_setup(struct veil_c *vc, char **error)
 		return veil_iv_eboiv_setup(vc, error);
 	case VEIL_IV_LMK:
 		return veil_iv_lmk_setup(vc, error);
+	case VEIL_IV_TCW:
+		return veil_iv_tcw_setup(vc, error);
 	default:
 		return 0;
 	}
+}
+
+/**
+ * veil_iv_uses_data() - whether the IV generator reads or changes the data
+ * @vc: the target.
+ *
+ * lmk makes a write's IV from its plaintext and fixes a read's first block
+ * after decryption; tcw unwhitens a read's ciphertext before decryption
+ * and whitens a write's after encryption. Their transforms are
+ * synchronous, so that the step after the cipher follows its call.
+ *
+ * Return: true for lmk and tcw.
+ */
+bool veil_iv_uses_data(const struct veil_c *vc)
+{
+	return vc->iv_mode == VEIL_IV_LMK || vc->iv_mode == VEIL_IV_TCW;
 }
 
 /**
@@ -201,12 +247,15 @@ int veil_iv_setup(struct veil_c *vc, char **error)
  * @size: the key's size.
  *
  * lmk's seed: a key that does not split into the key count's equal parts
- * has one part more, the seed, as in dm-crypt.
+ * has one part more, the seed, as in dm-crypt. tcw's IV seed and
+ * whitening key: the IV size plus 16 bytes.
  *
- * Return: the seed's size, or 0.
+ * Return: the bytes the IV takes, or 0.
  */
 unsigned int veil_iv_key_extra(const struct veil_c *vc, unsigned int size)
 {
+	if (vc->iv_mode == VEIL_IV_TCW)
+		return vc->iv_size + VEIL_TCW_WHITENING_SIZE;
 	if (vc->iv_mode != VEIL_IV_LMK || !(size % vc->tfms_count))
 		return 0;
 	return size / (vc->tfms_count + 1);
@@ -219,7 +268,7 @@ unsigned int veil_iv_key_extra(const struct veil_c *vc, unsigned int size)
  * @size: its size.
  * @part: the size of one transform's part: eboiv uses the first part
  *	(dm-crypt's, with a multi-key table too); lmk's seed follows the
- *	transforms' parts.
+ *	transforms' parts; tcw's seed and whitening key end the key.
  *
  * Context: process; may sleep.
  * Return: 0, -ENOMEM, or the cipher's error.
@@ -235,6 +284,9 @@ int veil_iv_setkey(struct veil_c *vc, const u8 *key, unsigned int size,
 		memcpy(vc->lmk_seed, key + vc->tfms_count * part,
 		       MD5_DIGEST_SIZE);
 	}
+	if (vc->iv_mode == VEIL_IV_TCW)
+		memcpy(vc->tcw_seed, key + size - veil_iv_key_extra(vc, size),
+		       veil_iv_key_extra(vc, size));
 	if (!vc->iv_tfm)
 		return 0;
 	return crypto_sync_skcipher_setkey(vc->iv_tfm, key, part);
@@ -252,6 +304,57 @@ void veil_iv_exit(struct veil_c *vc)
 	vc->lmk_hash = NULL;
 	kfree_sensitive(vc->lmk_seed);
 	vc->lmk_seed = NULL;
+	crypto_free_shash(vc->tcw_crc);
+	vc->tcw_crc = NULL;
+	kfree_sensitive(vc->tcw_seed);
+	vc->tcw_seed = NULL;
+}
+
+/*
+ * tcw: XOR the 512-byte sector @data with its whitening: the whitening key
+ * XORed with the sector number, each 32-bit quarter replaced by its CRC32,
+ * folded to 8 bytes. Whitening twice undoes it.
+ */
+static int veil_iv_tcw_whiten(const struct veil_c *vc, sector_t sector,
+			      u8 *data)
+{
+	const u8 *key = vc->tcw_seed + vc->iv_size;
+	__le64 le = cpu_to_le64(sector);
+	u8 buf[VEIL_TCW_WHITENING_SIZE];
+	int i, ret = 0;
+
+	SHASH_DESC_ON_STACK(desc, vc->tcw_crc);
+
+	crypto_xor_cpy(buf, key, (u8 *)&le, 8);
+	crypto_xor_cpy(buf + 8, key + 8, (u8 *)&le, 8);
+	desc->tfm = vc->tcw_crc;
+	for (i = 0; i < 4 && !ret; i++) {
+		ret = crypto_shash_init(desc);
+		if (!ret)
+			ret = crypto_shash_update(desc, buf + 4 * i, 4);
+		if (!ret)
+			ret = crypto_shash_final(desc, buf + 4 * i);
+	}
+	if (!ret) {
+		crypto_xor(buf, buf + 12, 4);
+		crypto_xor(buf + 4, buf + 8, 4);
+		for (i = 0; i < SECTOR_SIZE / 8; i++)
+			crypto_xor(data + 8 * i, buf, 8);
+	}
+	shash_desc_zero(desc);
+	memzero_explicit(buf, sizeof(buf));
+	return ret;
+}
+
+/* tcw's IV: the seed XORed with the sector number, in each 8-byte half. */
+static void veil_iv_tcw(const struct veil_c *vc, u8 *iv, sector_t sector)
+{
+	__le64 le = cpu_to_le64(sector);
+
+	crypto_xor_cpy(iv, vc->tcw_seed, (u8 *)&le, 8);
+	if (vc->iv_size > 8)
+		crypto_xor_cpy(iv + 8, vc->tcw_seed + 8, (u8 *)&le,
+			       vc->iv_size - 8);
 }
 
 /*
@@ -295,27 +398,32 @@ static int veil_iv_lmk(const struct veil_c *vc, u8 *iv, sector_t sector,
 }
 
 /**
- * veil_iv_post() - finish a decrypted sector whose IV needs its plaintext
- * @vc: the target.
+ * veil_iv_post() - finish a sector after the cipher
+ * @vc: the target; veil_iv_uses_data() is true.
  * @sector: IV sector number.
- * @data: the sector, decrypted with the IV veil_iv_gen() gave a read.
+ * @out: the sector the cipher wrote: a read's plaintext or a write's
+ *	ciphertext.
+ * @encrypt: @out is a write's ciphertext.
  *
- * lmk: XORs the IV made from the plaintext into the first block. Nothing
- * for other generators.
+ * lmk: XORs the IV made from a read's plaintext into its first block.
+ * tcw: whitens a write's ciphertext.
  *
  * Context: any; never sleeps.
  * Return: 0 or the hash's error.
  */
-int veil_iv_post(const struct veil_c *vc, sector_t sector, u8 *data)
+int veil_iv_post(const struct veil_c *vc, sector_t sector, u8 *out,
+		 bool encrypt)
 {
 	u8 iv[MD5_DIGEST_SIZE];
-	int ret;
+	int ret = 0;
 
-	if (vc->iv_mode != VEIL_IV_LMK)
+	if (vc->iv_mode == VEIL_IV_TCW)
+		return encrypt ? veil_iv_tcw_whiten(vc, sector, out) : 0;
+	if (encrypt)
 		return 0;
-	ret = veil_iv_lmk(vc, iv, sector, data);
+	ret = veil_iv_lmk(vc, iv, sector, out);
 	if (!ret)
-		crypto_xor(data, iv, sizeof(iv));
+		crypto_xor(out, iv, sizeof(iv));
 	memzero_explicit(iv, sizeof(iv));
 	return ret;
 }
@@ -346,14 +454,17 @@ static int veil_iv_eboiv(const struct veil_c *vc, u8 *iv, sector_t sector)
  * @vc: the target; gives the IV mode and size.
  * @iv: buffer of vc->iv_size bytes, aligned for the transform.
  * @sector: IV sector number (iv_offset applied, scaled for iv_large_sectors).
- * @data: a write's plaintext sector, NULL for a read (lmk's IV of a read
- *	is zero until veil_iv_post()).
+ * @in: where veil_iv_uses_data(), the sector the cipher reads: a write's
+ *	plaintext (lmk's IV is made from it; a read's is zero until
+ *	veil_iv_post()) or a read's ciphertext (tcw unwhitens it here).
+ *	NULL otherwise.
+ * @encrypt: @in is a write's plaintext.
  *
  * Context: any; never sleeps.
- * Return: 0, or the cipher's or hash's error for eboiv and lmk.
+ * Return: 0, or the cipher's or hash's error for eboiv, lmk and tcw.
  */
-int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector,
-		const u8 *data)
+int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector, u8 *in,
+		bool encrypt)
 {
 	memset(iv, 0, vc->iv_size);
 
@@ -377,7 +488,10 @@ int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector,
 	case VEIL_IV_EBOIV:
 		return veil_iv_eboiv(vc, iv, sector);
 	case VEIL_IV_LMK:
-		return data ? veil_iv_lmk(vc, iv, sector, data) : 0;
+		return encrypt ? veil_iv_lmk(vc, iv, sector, in) : 0;
+	case VEIL_IV_TCW:
+		veil_iv_tcw(vc, iv, sector);
+		return encrypt ? 0 : veil_iv_tcw_whiten(vc, sector, in);
 	}
 	return 0;
 }

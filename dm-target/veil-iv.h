@@ -31,6 +31,8 @@ struct veil_c;
  * @VEIL_IV_LMK: loop-AES's: an MD5 state over an optional seed, the
  *	sector's plaintext past its first block and the sector number; a
  *	read decrypts with a zero IV and XORs it into the first block after.
+ * @VEIL_IV_TCW: TrueCrypt's: a seed XORed with the sector number, and the
+ *	ciphertext whitened with a key-derived 8-byte pattern per sector.
  * @VEIL_IV_ESSIV: plain64 IV, encrypted by the kernel's essiv template.
  */
 enum veil_iv_mode {
@@ -41,6 +43,7 @@ enum veil_iv_mode {
 	VEIL_IV_BENBI,
 	VEIL_IV_EBOIV,
 	VEIL_IV_LMK,
+	VEIL_IV_TCW,
 	VEIL_IV_ESSIV,
 };
 
@@ -53,8 +56,10 @@ unsigned int veil_iv_key_extra(const struct veil_c *vc, unsigned int size);
 int veil_iv_setkey(struct veil_c *vc, const u8 *key, unsigned int size,
 		   unsigned int part);
 void veil_iv_exit(struct veil_c *vc);
-int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector,
-		const u8 *data);
-int veil_iv_post(const struct veil_c *vc, sector_t sector, u8 *data);
+bool veil_iv_uses_data(const struct veil_c *vc);
+int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector, u8 *in,
+		bool encrypt);
+int veil_iv_post(const struct veil_c *vc, sector_t sector, u8 *out,
+		 bool encrypt);
 
 #endif /* DM_VEIL_IV_H */

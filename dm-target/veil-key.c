@@ -221,6 +221,12 @@ int veil_key_load(struct veil_c *vc, struct veil_key *key, char **error)
 		ret = -EINVAL;
 		goto fail;
 	}
+	/* Only tcw's seed and whitening key can take the whole key. */
+	if (veil_iv_key_extra(vc, key->size) >= key->size) {
+		*error = "Wrong key size for TCW";
+		ret = -EINVAL;
+		goto fail;
+	}
 
 	WRITE_ONCE(vc->key.valid, false);
 	ret = veil_key_setkey(vc, key->bytes, key->size);

@@ -232,15 +232,14 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	}
 
 	/*
-	 * lmk: loop-AES's 64 keys in the capi: format too, as in dm-crypt;
-	 * its read finishes each sector after the cipher (veil_iv_post()),
-	 * so its transforms must complete in the call: synchronous ones.
+	 * lmk: loop-AES's 64 keys in the capi: format too, as in dm-crypt.
+	 * lmk and tcw finish each sector after the cipher (veil_iv_post()),
+	 * so their transforms must complete in the call: synchronous ones.
 	 */
-	if (iv && !strcmp(iv, "lmk")) {
-		if (!cipher)
-			vc->tfms_count = VEIL_LMK_KEYS;
+	if (iv && !strcmp(iv, "lmk") && !cipher)
+		vc->tfms_count = VEIL_LMK_KEYS;
+	if (iv && (!strcmp(iv, "lmk") || !strcmp(iv, "tcw")))
 		tfm_mask |= CRYPTO_ALG_ASYNC;
-	}
 	/* As dm-crypt: no driver that allocates memory on the I/O path. */
 	tfm = crypto_alloc_skcipher(api, 0, tfm_mask);
 	if (IS_ERR(tfm)) {
@@ -278,8 +277,12 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	ret = veil_check_stream_iv(ti, vc);
 	if (ret)
 		goto out;
-	/* CTR: the keystream depends on key and IV only (veil-keystream.c). */
-	if ((mode && !strcmp(mode, "ctr")) || strstarts(base, "ctr("))
+	/*
+	 * CTR: the keystream depends on key and IV only (veil-keystream.c),
+	 * unless the IV generator works on the data too (tcw).
+	 */
+	if (((mode && !strcmp(mode, "ctr")) || strstarts(base, "ctr(")) &&
+	    !veil_iv_uses_data(vc))
 		set_bit(VEIL_CTR, &vc->flags);
 	/* A request's IV buffer has room to align to this much only. */
 	if (crypto_skcipher_alignmask(tfm) > VEIL_MAX_IV_ALIGNMASK) {

@@ -104,8 +104,8 @@ interop_all() {
 	while read -r -u 3 spec bytes; do
 		case "$spec" in ''|'#'*) continue ;; esac
 		if [ -n "${4:-}" ] && ! [[ "$spec" =~ $4 ]]; then continue; fi
-		# lmk hashes 512-byte sectors: no other sector size.
-		if [[ "$spec" == *-lmk && "$2" == *sector_size* ]]; then
+		# lmk and tcw work on 512-byte sectors: no other sector size.
+		if [[ "$spec" =~ -(lmk|tcw)$ && "$2" == *sector_size* ]]; then
 			both_refuse "$dev" "$spec" "$bytes" "$1" "$2"
 			continue
 		fi
