@@ -13,6 +13,8 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <keys/encrypted-type.h>
+#include <keys/trusted-type.h>
 #include <keys/user-type.h>
 
 #include "dm-veil.h"
@@ -69,21 +71,50 @@ wipe:
 	return ret;
 }
 
-/* Copy the payload of a logon or user key; called with key->sem held. */
+/*
+ * The key bytes of @src and their length: a logon or user key's payload,
+ * an encrypted key's decrypted data, a trusted key's key; NULL once the
+ * key is revoked. Called with src->sem held.
+ */
+static const u8 *veil_key_payload(struct key *src, unsigned int *len)
+{
+	const struct user_key_payload *user;
+	const struct encrypted_key_payload *enc;
+	const struct trusted_key_payload *trusted;
+
+	if (IS_ENABLED(CONFIG_ENCRYPTED_KEYS) &&
+	    src->type == &key_type_encrypted) {
+		enc = src->payload.data[0];
+		*len = enc ? enc->decrypted_datalen : 0;
+		return enc ? enc->decrypted_data : NULL;
+	}
+	if (IS_ENABLED(CONFIG_TRUSTED_KEYS) &&
+	    src->type == &key_type_trusted) {
+		trusted = src->payload.data[0];
+		*len = trusted ? trusted->key_len : 0;
+		return trusted ? trusted->key : NULL;
+	}
+	user = user_key_payload_locked(src);
+	*len = user ? user->datalen : 0;
+	return user ? user->data : NULL;
+}
+
+/* Copy the key bytes of a keyring key; called with key->sem held. */
 static int veil_key_copy_payload(struct veil_key *dst, struct key *src,
 				 char **error)
 {
-	const struct user_key_payload *payload = user_key_payload_locked(src);
+	unsigned int len;
+	const u8 *bytes = veil_key_payload(src, &len);
 
-	if (!payload) {
+	if (!bytes) {
 		*error = "Keyring key revoked";
 		return -EKEYREVOKED;
 	}
-	if (payload->datalen != dst->size) {
+	if (len != dst->size) {
 		*error = "Keyring key size does not match the table";
 		return -EINVAL;
 	}
-	dst->bytes = kmemdup(payload->data, dst->size, GFP_KERNEL);
+	dst->bytes = kmemdup(bytes, dst->size, GFP_KERNEL);
 	if (!dst->bytes) {
 		*error = "Cannot allocate key";
 		return -ENOMEM;
@@ -120,6 +151,12 @@ static int veil_key_from_keyring(struct veil_key *key, const char *str,
 		type = &key_type_logon;
 	} else if (!strcmp(type_name, "user")) {
 		type = &key_type_user;
+	} else if (IS_ENABLED(CONFIG_ENCRYPTED_KEYS) &&
+		   !strcmp(type_name, "encrypted")) {
+		type = &key_type_encrypted;
+	} else if (IS_ENABLED(CONFIG_TRUSTED_KEYS) &&
+		   !strcmp(type_name, "trusted")) {
+		type = &key_type_trusted;
 	} else {
 		*error = "Unsupported keyring key type";
 		goto out;
@@ -151,7 +188,9 @@ out:
 /**
  * veil_key_decode() - read a key from hex digits or the kernel keyring
  * @key: an empty key, filled in on success.
- * @str: hex digits, or ":<size>:<logon|user>:<description>"; hex digits
+ * @str: hex digits, or ":<size>:<type>:<description>" with a type of
+ *	logon, user, encrypted or trusted (the last two where the kernel
+ *	has them); hex digits
  *	are overwritten with '0' once decoded.
  * @error: set to a message naming the problem on failure.
  *
