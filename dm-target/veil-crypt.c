@@ -189,7 +189,10 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 		ret = encrypt ? crypto_skcipher_encrypt(req) :
 				crypto_skcipher_decrypt(req);
 	}
-	/* Their transforms are synchronous: the cipher is done here. */
+	/*
+	 * Their transforms are synchronous: the cipher is done here, and a
+	 * window never went past its own request, so @r is still ours.
+	 */
 	if (uses_data && !ret) {
 		out = encrypt ? &r->sg_out : &r->sg_in;
 		map = kmap_local_page(sg_page(out));
