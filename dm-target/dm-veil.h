@@ -94,6 +94,8 @@ struct veil_stats;
  *	first key, that encrypts each sector's byte offset into its IV.
  * @lmk_hash: lmk: MD5.
  * @lmk_seed: lmk: the seed, LMK_SEED_SIZE bytes, or NULL without one.
+ * @elephant_key: elephant: the second half of the key, expanded for the
+ *	AES library, which makes each sector's key.
  * @tcw_crc: tcw: CRC32.
  * @tcw_seed: tcw: the IV seed (@iv_size bytes) and the whitening key
  *	(16 bytes), from the end of the key.
@@ -147,6 +149,7 @@ struct veil_c {
 	struct crypto_sync_skcipher *iv_tfm;
 	struct crypto_shash *lmk_hash;
 	u8 *lmk_seed;
+	struct crypto_aes_ctx *elephant_key;
 	struct crypto_shash *tcw_crc;
 	u8 *tcw_seed;
 	unsigned long flags;

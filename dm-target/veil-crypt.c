@@ -147,6 +147,17 @@ static int veil_window_submit(struct veil_c *vc, struct veil_window *w,
 	return ret;
 }
 
+/* Copy one sector from @src to @dst (elephant's plaintext copy). */
+static void veil_copy_sector(struct scatterlist *dst, struct scatterlist *src)
+{
+	u8 *to = kmap_local_page(sg_page(dst));
+	u8 *from = kmap_local_page(sg_page(src));
+
+	memcpy(to + dst->offset, from + src->offset, dst->length);
+	kunmap_local(from);
+	kunmap_local(to);
+}
+
 /*
  * Set @r up for one sector and submit it: an atomic caller's to the
  * driver with @async_done as callback, a sleeping caller's in its window
@@ -161,14 +172,19 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 	sector_t iv_sector = veil_iv_sector(vc, sector);
 	bool uses_data = veil_iv_uses_data(vc);
 	u8 *iv = veil_req_iv(vc, r), *map = NULL;
-	struct scatterlist *out;
+	struct scatterlist *in = &r->sg_in, *out;
 	int ret;
 
-	/* lmk and tcw read the sector, or change it, around the cipher. */
+	/* elephant: a copy of the plaintext, processed, encrypted in place. */
+	if (encrypt && veil_iv_encrypts_copy(vc)) {
+		veil_copy_sector(&r->sg_out, &r->sg_in);
+		in = &r->sg_out;
+	}
+	/* lmk, tcw and elephant read the sector, or change it. */
 	if (uses_data)
-		map = kmap_local_page(sg_page(&r->sg_in));
-	ret = veil_iv_gen(vc, iv, iv_sector,
-			  map ? map + r->sg_in.offset : NULL, encrypt);
+		map = kmap_local_page(sg_page(in));
+	ret = veil_iv_gen(vc, iv, iv_sector, map ? map + in->offset : NULL,
+			  encrypt);
 	if (map)
 		kunmap_local(map);
 	if (ret) {
@@ -179,8 +195,7 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 	/* dm-crypt's keycount: the key of the 512-byte sector number. */
 	skcipher_request_set_tfm(req, vc->tfms[(sector + vc->iv_offset) &
 					       (vc->tfms_count - 1)]);
-	skcipher_request_set_crypt(req, &r->sg_in,
-				   encrypt ? &r->sg_out : &r->sg_in,
+	skcipher_request_set_crypt(req, in, encrypt ? &r->sg_out : &r->sg_in,
 				   vc->sector_size, iv);
 	if (w) {
 		ret = veil_window_submit(vc, w, r, encrypt, drain);

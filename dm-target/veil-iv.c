@@ -15,6 +15,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <crypto/aes.h>
 #include <crypto/algapi.h>
 #include <crypto/hash.h>
 #include <crypto/md5.h>
@@ -38,6 +39,7 @@ static const struct veil_iv_type veil_iv_types[] = {
 	{ "eboiv",	VEIL_IV_EBOIV,		false },
 	{ "lmk",	VEIL_IV_LMK,		false },
 	{ "tcw",	VEIL_IV_TCW,		false },
+	{ "elephant",	VEIL_IV_ELEPHANT,	false },
 	{ "essiv",	VEIL_IV_ESSIV,		true },
 };
 
@@ -202,6 +204,28 @@ static int veil_iv_tcw_setup(struct veil_c *vc, char **error)
 	return 0;
 }
 
+/* Longest Elephant key: AES-256's. */
+#define VEIL_ELEPHANT_MAX_KEY_SIZE	32
+
+/*
+ * elephant: eboiv's IV, and AES (the library's, on two blocks a sector, in
+ * any context) for the sector keys.
+ */
+static int veil_iv_elephant_setup(struct veil_c *vc, char **error)
+{
+	int ret;
+
+	ret = veil_iv_eboiv_setup(vc, error);
+	if (ret)
+		return ret;
+	vc->elephant_key = kzalloc(sizeof(*vc->elephant_key), GFP_KERNEL);
+	if (!vc->elephant_key) {
+		*error = "Cannot allocate Elephant key";
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /**
  * veil_iv_setup() - set the IV generator up for the allocated transform
  * @vc: the target; its transform, IV mode and IV size are set.
@@ -220,6 +244,8 @@ int veil_iv_setup(struct veil_c *vc, char **error)
 		return veil_iv_lmk_setup(vc, error);
 	case VEIL_IV_TCW:
 		return veil_iv_tcw_setup(vc, error);
+	case VEIL_IV_ELEPHANT:
+		return veil_iv_elephant_setup(vc, error);
 	default:
 		return 0;
 	}
@@ -234,11 +260,31 @@ int veil_iv_setup(struct veil_c *vc, char **error)
  * and whitens a write's after encryption. Their transforms are
  * synchronous, so that the step after the cipher follows its call.
  *
- * Return: true for lmk and tcw.
+ * elephant diffuses a copy of a write's plaintext before encryption and a
+ * read's plaintext after decryption.
+ *
+ * Return: true for lmk, tcw and elephant.
  */
 bool veil_iv_uses_data(const struct veil_c *vc)
 {
-	return vc->iv_mode == VEIL_IV_LMK || vc->iv_mode == VEIL_IV_TCW;
+	return vc->iv_mode == VEIL_IV_LMK || vc->iv_mode == VEIL_IV_TCW ||
+	       vc->iv_mode == VEIL_IV_ELEPHANT;
+}
+
+/**
+ * veil_iv_encrypts_copy() - whether a write encrypts a processed copy
+ * @vc: the target.
+ *
+ * elephant changes the plaintext before encryption, and the bio's own
+ * pages must stay as the writer left them: the plaintext is copied to the
+ * ciphertext page, processed there by veil_iv_gen() and encrypted in
+ * place.
+ *
+ * Return: true for elephant.
+ */
+bool veil_iv_encrypts_copy(const struct veil_c *vc)
+{
+	return vc->iv_mode == VEIL_IV_ELEPHANT;
 }
 
 /**
@@ -248,7 +294,8 @@ bool veil_iv_uses_data(const struct veil_c *vc)
  *
  * lmk's seed: a key that does not split into the key count's equal parts
  * has one part more, the seed, as in dm-crypt. tcw's IV seed and
- * whitening key: the IV size plus 16 bytes.
+ * whitening key: the IV size plus 16 bytes. elephant's sector key maker:
+ * the second half.
  *
  * Return: the bytes the IV takes, or 0.
  */
@@ -256,6 +303,8 @@ unsigned int veil_iv_key_extra(const struct veil_c *vc, unsigned int size)
 {
 	if (vc->iv_mode == VEIL_IV_TCW)
 		return vc->iv_size + VEIL_TCW_WHITENING_SIZE;
+	if (vc->iv_mode == VEIL_IV_ELEPHANT)
+		return size / 2;
 	if (vc->iv_mode != VEIL_IV_LMK || !(size % vc->tfms_count))
 		return 0;
 	return size / (vc->tfms_count + 1);
@@ -276,6 +325,9 @@ unsigned int veil_iv_key_extra(const struct veil_c *vc, unsigned int size)
 int veil_iv_setkey(struct veil_c *vc, const u8 *key, unsigned int size,
 		   unsigned int part)
 {
+	unsigned int extra = veil_iv_key_extra(vc, size);
+	int ret;
+
 	if (vc->iv_mode == VEIL_IV_LMK && veil_iv_key_extra(vc, size)) {
 		if (!vc->lmk_seed)
 			vc->lmk_seed = kzalloc(VEIL_LMK_SEED_SIZE, GFP_KERNEL);
@@ -285,8 +337,13 @@ int veil_iv_setkey(struct veil_c *vc, const u8 *key, unsigned int size,
 		       MD5_DIGEST_SIZE);
 	}
 	if (vc->iv_mode == VEIL_IV_TCW)
-		memcpy(vc->tcw_seed, key + size - veil_iv_key_extra(vc, size),
-		       veil_iv_key_extra(vc, size));
+		memcpy(vc->tcw_seed, key + size - extra, extra);
+	if (vc->elephant_key) {
+		ret = extra > VEIL_ELEPHANT_MAX_KEY_SIZE ? -EINVAL :
+		      aes_expandkey(vc->elephant_key, key + size - extra, extra);
+		if (ret)
+			return ret;
+	}
 	if (!vc->iv_tfm)
 		return 0;
 	return crypto_sync_skcipher_setkey(vc->iv_tfm, key, part);
@@ -304,6 +361,8 @@ void veil_iv_exit(struct veil_c *vc)
 	vc->lmk_hash = NULL;
 	kfree_sensitive(vc->lmk_seed);
 	vc->lmk_seed = NULL;
+	kfree_sensitive(vc->elephant_key);
+	vc->elephant_key = NULL;
 	crypto_free_shash(vc->tcw_crc);
 	vc->tcw_crc = NULL;
 	kfree_sensitive(vc->tcw_seed);
@@ -344,6 +403,78 @@ static int veil_iv_tcw_whiten(const struct veil_c *vc, sector_t sector,
 	shash_desc_zero(desc);
 	memzero_explicit(buf, sizeof(buf));
 	return ret;
+}
+
+/*
+ * The Elephant diffusers (Niels Ferguson, "AES-CBC + Elephant diffuser",
+ * 2006): A runs 5 cycles over the sector's 32-bit words, each word taking
+ * the XOR of the word 2 before it and the word 5 before it rotated left by
+ * 9, 0, 13, 0 bits in turn; B runs 3 cycles with the words 2 and 5 after
+ * it and rotations of 0, 10, 0, 25. Decrypting adds, word after word;
+ * encrypting subtracts, in the reverse order.
+ */
+static const u8 veil_elephant_rot_a[4] = { 9, 0, 13, 0 };
+static const u8 veil_elephant_rot_b[4] = { 0, 10, 0, 25 };
+
+static void veil_elephant_diffuse(u32 *d, int n, int cycles, int near,
+				  int far, const u8 *rot, bool decrypt)
+{
+	int k, i, steps = cycles * n;
+	u32 t;
+
+	for (k = 0; k < steps; k++) {
+		i = (decrypt ? k : steps - 1 - k) % n;
+		t = d[(i + n + near) % n] ^
+		    rol32(d[(i + n + far) % n], rot[i % 4]);
+		if (decrypt)
+			d[i] += t;
+		else
+			d[i] -= t;
+	}
+}
+
+/*
+ * elephant on one sector of plaintext @data: before encryption, XOR with
+ * the sector key, then diffusers A and B; after decryption, the inverse.
+ * The sector key is the AES encryption, under the Elephant key, of the
+ * byte offset (eboiv's) and of the same block with its last byte 0x80.
+ */
+static void veil_iv_elephant(const struct veil_c *vc, sector_t sector,
+			     u8 *data, bool encrypt)
+{
+	int i, words = vc->sector_size / sizeof(u32);
+	u8 offset[AES_BLOCK_SIZE] = { }, key[2 * AES_BLOCK_SIZE];
+	u32 *d = (u32 *)data;
+
+	put_unaligned_le64((u64)sector * vc->sector_size, offset);
+	aes_encrypt(vc->elephant_key, key, offset);
+	offset[AES_BLOCK_SIZE - 1] = 0x80;
+	aes_encrypt(vc->elephant_key, key + AES_BLOCK_SIZE, offset);
+
+	for (i = 0; i < words; i++)
+		le32_to_cpus(&d[i]);
+	if (!encrypt) {
+		veil_elephant_diffuse(d, words, 3, 2, 5, veil_elephant_rot_b,
+				      true);
+		veil_elephant_diffuse(d, words, 5, -2, -5, veil_elephant_rot_a,
+				      true);
+	}
+	for (i = 0; i < words; i++)
+		cpu_to_le32s(&d[i]);
+	for (i = 0; i < vc->sector_size; i += sizeof(key))
+		crypto_xor(data + i, key, sizeof(key));
+	if (encrypt) {
+		for (i = 0; i < words; i++)
+			le32_to_cpus(&d[i]);
+		veil_elephant_diffuse(d, words, 5, -2, -5, veil_elephant_rot_a,
+				      false);
+		veil_elephant_diffuse(d, words, 3, 2, 5, veil_elephant_rot_b,
+				      false);
+		for (i = 0; i < words; i++)
+			cpu_to_le32s(&d[i]);
+	}
+	memzero_explicit(key, sizeof(key));
+	memzero_explicit(offset, sizeof(offset));
 }
 
 /* tcw's IV: the seed XORed with the sector number, in each 8-byte half. */
@@ -406,7 +537,8 @@ static int veil_iv_lmk(const struct veil_c *vc, u8 *iv, sector_t sector,
  * @encrypt: @out is a write's ciphertext.
  *
  * lmk: XORs the IV made from a read's plaintext into its first block.
- * tcw: whitens a write's ciphertext.
+ * tcw: whitens a write's ciphertext. elephant: undoes the diffusers and
+ * the sector key on a read's plaintext.
  *
  * Context: any; never sleeps.
  * Return: 0 or the hash's error.
@@ -421,6 +553,10 @@ int veil_iv_post(const struct veil_c *vc, sector_t sector, u8 *out,
 		return encrypt ? veil_iv_tcw_whiten(vc, sector, out) : 0;
 	if (encrypt)
 		return 0;
+	if (vc->iv_mode == VEIL_IV_ELEPHANT) {
+		veil_iv_elephant(vc, sector, out, false);
+		return 0;
+	}
 	ret = veil_iv_lmk(vc, iv, sector, out);
 	if (!ret)
 		crypto_xor(out, iv, sizeof(iv));
@@ -456,8 +592,8 @@ static int veil_iv_eboiv(const struct veil_c *vc, u8 *iv, sector_t sector)
  * @sector: IV sector number (iv_offset applied, scaled for iv_large_sectors).
  * @in: where veil_iv_uses_data(), the sector the cipher reads: a write's
  *	plaintext (lmk's IV is made from it; a read's is zero until
- *	veil_iv_post()) or a read's ciphertext (tcw unwhitens it here).
- *	NULL otherwise.
+ *	veil_iv_post()), elephant's copy of it (diffused here), or a read's
+ *	ciphertext (tcw unwhitens it here). NULL otherwise.
  * @encrypt: @in is a write's plaintext.
  *
  * Context: any; never sleeps.
@@ -492,6 +628,10 @@ int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector, u8 *in,
 	case VEIL_IV_TCW:
 		veil_iv_tcw(vc, iv, sector);
 		return encrypt ? 0 : veil_iv_tcw_whiten(vc, sector, in);
+	case VEIL_IV_ELEPHANT:
+		if (encrypt)
+			veil_iv_elephant(vc, sector, in, true);
+		return veil_iv_eboiv(vc, iv, sector);
 	}
 	return 0;
 }

@@ -33,6 +33,8 @@ struct veil_c;
  *	read decrypts with a zero IV and XORs it into the first block after.
  * @VEIL_IV_TCW: TrueCrypt's: a seed XORed with the sector number, and the
  *	ciphertext whitened with a key-derived 8-byte pattern per sector.
+ * @VEIL_IV_ELEPHANT: BitLocker's with the Elephant diffuser: eboiv, and
+ *	the plaintext mixed with a per-sector key and diffused before CBC.
  * @VEIL_IV_ESSIV: plain64 IV, encrypted by the kernel's essiv template.
  */
 enum veil_iv_mode {
@@ -44,6 +46,7 @@ enum veil_iv_mode {
 	VEIL_IV_EBOIV,
 	VEIL_IV_LMK,
 	VEIL_IV_TCW,
+	VEIL_IV_ELEPHANT,
 	VEIL_IV_ESSIV,
 };
 
@@ -57,6 +60,7 @@ int veil_iv_setkey(struct veil_c *vc, const u8 *key, unsigned int size,
 		   unsigned int part);
 void veil_iv_exit(struct veil_c *vc);
 bool veil_iv_uses_data(const struct veil_c *vc);
+bool veil_iv_encrypts_copy(const struct veil_c *vc);
 int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector, u8 *in,
 		bool encrypt);
 int veil_iv_post(const struct veil_c *vc, sector_t sector, u8 *out,

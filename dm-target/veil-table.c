@@ -233,12 +233,14 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 
 	/*
 	 * lmk: loop-AES's 64 keys in the capi: format too, as in dm-crypt.
-	 * lmk and tcw finish each sector after the cipher (veil_iv_post()),
-	 * so their transforms must complete in the call: synchronous ones.
+	 * lmk, tcw and elephant finish each sector after the cipher
+	 * (veil_iv_post()), so their transforms must complete in the call:
+	 * synchronous ones.
 	 */
 	if (iv && !strcmp(iv, "lmk") && !cipher)
 		vc->tfms_count = VEIL_LMK_KEYS;
-	if (iv && (!strcmp(iv, "lmk") || !strcmp(iv, "tcw")))
+	if (iv && (!strcmp(iv, "lmk") || !strcmp(iv, "tcw") ||
+		   !strcmp(iv, "elephant")))
 		tfm_mask |= CRYPTO_ALG_ASYNC;
 	/* As dm-crypt: no driver that allocates memory on the I/O path. */
 	tfm = crypto_alloc_skcipher(api, 0, tfm_mask);
