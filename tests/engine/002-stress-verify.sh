@@ -10,6 +10,9 @@ requires root
 requires module loop
 requires cmd fio
 veil_load
+# udev is not under test: on the debug kernel its rules take seconds per
+# event, and each create, resume and remove would wait for them.
+udev_off
 
 mkloop 128M
 churn() {

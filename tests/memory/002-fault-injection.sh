@@ -19,6 +19,9 @@ requires root
 requires module loop
 requires cmd fio
 veil_load
+# udev is not under test: on the debug kernel its rules take seconds per
+# event, and each create, resume and remove would wait for them.
+udev_off
 
 DBG=/sys/kernel/debug
 mount -t debugfs none $DBG 2>/dev/null || true
