@@ -206,8 +206,13 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 	}
 	/*
 	 * Their transforms are synchronous: the cipher is done here, and a
-	 * window never went past its own request, so @r is still ours.
+	 * window never went past its own request, so @r is still ours. A
+	 * sector that went on later or had to be redone would meet tcw's
+	 * unwhitening twice.
 	 */
+	if (uses_data)
+		WARN_ON_ONCE(ret == -EINPROGRESS || ret == -EBUSY ||
+			     ret == -ENOSPC);
 	if (uses_data && !ret) {
 		out = encrypt ? &r->sg_out : &r->sg_in;
 		map = kmap_local_page(sg_page(out));

@@ -164,7 +164,8 @@ static int veil_iv_lmk_setup(struct veil_c *vc, char **error)
 		*error = "Unsupported sector size for LMK";
 		return -EINVAL;
 	}
-	if (vc->iv_size != MD5_DIGEST_SIZE) {
+	/* The IV is the first iv_size bytes of the MD5 state (8 or 16). */
+	if (vc->iv_size > MD5_DIGEST_SIZE) {
 		*error = "IV size of cipher not supported";
 		return -EINVAL;
 	}
@@ -328,12 +329,18 @@ int veil_iv_setkey(struct veil_c *vc, const u8 *key, unsigned int size,
 	unsigned int extra = veil_iv_key_extra(vc, size);
 	int ret;
 
-	if (vc->iv_mode == VEIL_IV_LMK && veil_iv_key_extra(vc, size)) {
+	/*
+	 * lmk's seed: dm-crypt's parts are size / (keycount + 1) bytes and the
+	 * seed is the part after the keycount's, of which MD5's size counts.
+	 */
+	if (vc->iv_mode == VEIL_IV_LMK && extra) {
+		if (extra < MD5_DIGEST_SIZE)
+			return -EINVAL;
 		if (!vc->lmk_seed)
 			vc->lmk_seed = kzalloc(VEIL_LMK_SEED_SIZE, GFP_KERNEL);
 		if (!vc->lmk_seed)
 			return -ENOMEM;
-		memcpy(vc->lmk_seed, key + vc->tfms_count * part,
+		memcpy(vc->lmk_seed, key + vc->tfms_count * extra,
 		       MD5_DIGEST_SIZE);
 	}
 	if (vc->iv_mode == VEIL_IV_TCW)
@@ -419,17 +426,24 @@ static const u8 veil_elephant_rot_b[4] = { 0, 10, 0, 25 };
 static void veil_elephant_diffuse(u32 *d, int n, int cycles, int near,
 				  int far, const u8 *rot, bool decrypt)
 {
-	int k, i, steps = cycles * n;
+	int k, steps = cycles * n, i = decrypt ? 0 : n - 1;
+	int a = (i + n + near) % n, b = (i + n + far) % n;
 	u32 t;
 
+	/* i, a and b walk the words together, wrapping; n is a multiple of 4. */
 	for (k = 0; k < steps; k++) {
-		i = (decrypt ? k : steps - 1 - k) % n;
-		t = d[(i + n + near) % n] ^
-		    rol32(d[(i + n + far) % n], rot[i % 4]);
-		if (decrypt)
+		t = d[a] ^ rol32(d[b], rot[i & 3]);
+		if (decrypt) {
 			d[i] += t;
-		else
+			i = i + 1 == n ? 0 : i + 1;
+			a = a + 1 == n ? 0 : a + 1;
+			b = b + 1 == n ? 0 : b + 1;
+		} else {
 			d[i] -= t;
+			i = i ? i - 1 : n - 1;
+			a = a ? a - 1 : n - 1;
+			b = b ? b - 1 : n - 1;
+		}
 	}
 }
 
@@ -489,12 +503,14 @@ static void veil_iv_tcw(const struct veil_c *vc, u8 *iv, sector_t sector)
 }
 
 /*
- * lmk: the MD5 state (no padding) over the seed, blocks 1 to 31 of the
- * 512-byte sector @data and the sector number, little endian, into @iv.
+ * lmk: the MD5 state (no padding) over the seed, the 512-byte sector @data
+ * past its first 16 bytes and the sector number, little endian: its first
+ * iv_size bytes into @iv.
  */
 static int veil_iv_lmk(const struct veil_c *vc, u8 *iv, sector_t sector,
 		       const u8 *data)
 {
+	u8 digest[MD5_DIGEST_SIZE];
 	struct md5_state state;
 	__le32 tail[4];
 	int i, ret;
@@ -523,7 +539,9 @@ static int veil_iv_lmk(const struct veil_c *vc, u8 *iv, sector_t sector,
 	if (ret)
 		return ret;
 	for (i = 0; i < MD5_HASH_WORDS; i++)
-		put_unaligned_le32(state.hash[i], iv + i * sizeof(u32));
+		put_unaligned_le32(state.hash[i], digest + i * sizeof(u32));
+	memcpy(iv, digest, vc->iv_size);
+	memzero_explicit(digest, sizeof(digest));
 	memzero_explicit(&state, sizeof(state));
 	return 0;
 }
@@ -559,7 +577,7 @@ int veil_iv_post(const struct veil_c *vc, sector_t sector, u8 *out,
 	}
 	ret = veil_iv_lmk(vc, iv, sector, out);
 	if (!ret)
-		crypto_xor(out, iv, sizeof(iv));
+		crypto_xor(out, iv, vc->iv_size);
 	memzero_explicit(iv, sizeof(iv));
 	return ret;
 }

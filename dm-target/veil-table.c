@@ -5,7 +5,7 @@
  * The syntax is dm-crypt's, so that a table line written for one target
  * maps the same bytes through the other:
  *
- *   cipher[:keycount]-chainmode-ivmode[:ivopts]    (keycount must be 1)
+ *   cipher[:keycount]-chainmode-ivmode[:ivopts]
  *   capi:<crypto API name>-ivmode[:ivopts]
  *   [<#opts> <opt>...]   dm-crypt's options and the engine's own
  */
