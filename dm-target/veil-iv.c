@@ -331,10 +331,11 @@ int veil_iv_setkey(struct veil_c *vc, const u8 *key, unsigned int size,
 
 	/*
 	 * lmk's seed: dm-crypt's parts are size / (keycount + 1) bytes and the
-	 * seed is the part after the keycount's, of which MD5's size counts.
+	 * seed is the part after the keycount's, of which MD5's size counts
+	 * (a key too short for those bytes dm-crypt reads past; veil refuses).
 	 */
 	if (vc->iv_mode == VEIL_IV_LMK && extra) {
-		if (extra < MD5_DIGEST_SIZE)
+		if (vc->tfms_count * extra + MD5_DIGEST_SIZE > size)
 			return -EINVAL;
 		if (!vc->lmk_seed)
 			vc->lmk_seed = kzalloc(VEIL_LMK_SEED_SIZE, GFP_KERNEL);
