@@ -16,7 +16,7 @@ head -c 32 /dev/urandom | keyctl padd logon veiltest:bad @u >/dev/null
 # Every cipher and template the lines name is loaded first; a name nothing
 # provides is refused without modprobe, and no udev work follows each
 # refused table (under the debug kernel each took seconds).
-crypto_preload aes serpent twofish blowfish cast6 xts ctr cbc ecb essiv sha256 \
+crypto_preload aes serpent twofish blowfish cast6 xts ctr cbc ecb essiv sha256 md5 crc32 \
 	rfc3686 chacha20 xctr
 udev_off
 k16=$(randhex 16) k32=$(randhex 32) k64=$(randhex 64) kbig=$(randhex 4097)

@@ -33,7 +33,7 @@ at_exit "keyctl purge logon veiltest:fuzz"
 # autoloading (VEIL_FUZZ_AUTOLOAD=1 keeps it on) and no udev: 10,000
 # tables send it 30,000 uevents, half an hour of work under emulation.
 if [ "${VEIL_FUZZ_AUTOLOAD:-0}" != 1 ]; then
-	crypto_preload aes serpent twofish blowfish cast6 xts ctr cbc ecb essiv sha256
+	crypto_preload aes serpent twofish blowfish cast6 xts ctr cbc ecb essiv sha256 md5 crc32
 fi
 udev_off
 

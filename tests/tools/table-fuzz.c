@@ -287,6 +287,14 @@ static const struct cipher_seed ciphers[] = {
 	{ "capi:cbc(aes)-essiv:sha256",	{ 16, 24, 32 } },
 	{ "aes-cbc-null",		{ 16, 24, 32 } },
 	{ "capi:ctr(aes)-plain",	{ 16, 24, 32 } },
+	/* IV generators and modes of other volume formats */
+	{ "aes-ecb",			{ 16, 24, 32 } },
+	{ "aes-cbc-benbi",		{ 16, 24, 32 } },
+	{ "aes-cbc-eboiv",		{ 16, 24, 32 } },
+	{ "aes-cbc-elephant",		{ 32, 64 } },
+	{ "aes-cbc-lmk",		{ 16, 24, 32 } },
+	{ "aes-cbc-tcw",		{ 48, 56, 64 } },
+	{ "aes:2-cbc-plain64",		{ 32, 48, 64 } },
 };
 
 #define NCIPHERS ARRAY_SIZE(ciphers)
