@@ -77,8 +77,8 @@ struct veil_stats;
  * @start: first sector of the mapping on @dev, in 512-byte sectors.
  * @iv_offset: added to the target sector before the IV is made.
  * @cipher_string: the cipher spec exactly as the table line gave it.
- * @tfm: the skcipher ("xts(aes)", "essiv(cbc(aes),sha256)", ...): the
- *	first of @tfms, whose properties all of them share.
+ * @tfm: the skcipher ("xts(aes)", "essiv(cbc(aes),sha256)", ...): @tfms[0],
+ *	named for the properties all of them share; @tfms owns it.
  * @tfms: the transforms of a multi-key table (dm-crypt's keycount), each
  *	with its part of the key; sector s (in 512-byte units, iv_offset
  *	added) uses @tfms[s % @tfms_count], as in dm-crypt.

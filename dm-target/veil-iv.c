@@ -568,18 +568,26 @@ int veil_iv_post(const struct veil_c *vc, sector_t sector, u8 *out,
 	u8 iv[MD5_DIGEST_SIZE];
 	int ret = 0;
 
-	if (vc->iv_mode == VEIL_IV_TCW)
-		return encrypt ? veil_iv_tcw_whiten(vc, sector, out) : 0;
-	if (encrypt)
-		return 0;
-	if (vc->iv_mode == VEIL_IV_ELEPHANT) {
-		veil_iv_elephant(vc, sector, out, false);
-		return 0;
+	switch (vc->iv_mode) {
+	case VEIL_IV_TCW:
+		if (encrypt)
+			ret = veil_iv_tcw_whiten(vc, sector, out);
+		break;
+	case VEIL_IV_ELEPHANT:
+		if (!encrypt)
+			veil_iv_elephant(vc, sector, out, false);
+		break;
+	case VEIL_IV_LMK:
+		if (encrypt)
+			break;
+		ret = veil_iv_lmk(vc, iv, sector, out);
+		if (!ret)
+			crypto_xor(out, iv, vc->iv_size);
+		memzero_explicit(iv, sizeof(iv));
+		break;
+	default:
+		break;
 	}
-	ret = veil_iv_lmk(vc, iv, sector, out);
-	if (!ret)
-		crypto_xor(out, iv, vc->iv_size);
-	memzero_explicit(iv, sizeof(iv));
 	return ret;
 }
 

@@ -100,33 +100,6 @@ static int veil_check_stream_iv(struct dm_target *ti,
 	return 0;
 }
 
-/*
- * The transforms of a multi-key table: @vc->tfm, the first, and as many
- * more of the same name as the key count asks.
- */
-static int veil_alloc_tfms(struct dm_target *ti, struct veil_c *vc,
-			   const char *api, u32 mask)
-{
-	struct crypto_skcipher *tfm;
-	unsigned int i;
-
-	vc->tfms = kcalloc(vc->tfms_count, sizeof(*vc->tfms), GFP_KERNEL);
-	if (!vc->tfms) {
-		ti->error = "Cannot allocate transforms";
-		return -ENOMEM;
-	}
-	vc->tfms[0] = vc->tfm;
-	for (i = 1; i < vc->tfms_count; i++) {
-		tfm = crypto_alloc_skcipher(api, 0, mask);
-		if (IS_ERR(tfm)) {
-			ti->error = "Error allocating crypto tfm";
-			return PTR_ERR(tfm);
-		}
-		vc->tfms[i] = tfm;
-	}
-	return 0;
-}
-
 /**
  * veil_parse_cipher() - parse a cipher spec and allocate its transform
  * @ti: the target; ti->error is set on failure.
@@ -142,6 +115,7 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	char *buf, *tmp, *cipher = NULL, *mode = NULL, *keycount, *iv, *ivopts;
 	u32 tfm_mask = CRYPTO_ALG_ALLOCATES_MEMORY;
 	struct crypto_skcipher *tfm;
+	unsigned int i;
 	int ret;
 
 	vc->cipher_string = kstrdup(spec, GFP_KERNEL);
@@ -242,17 +216,28 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	if (iv && (!strcmp(iv, "lmk") || !strcmp(iv, "tcw") ||
 		   !strcmp(iv, "elephant")))
 		tfm_mask |= CRYPTO_ALG_ASYNC;
-	/* As dm-crypt: no driver that allocates memory on the I/O path. */
-	tfm = crypto_alloc_skcipher(api, 0, tfm_mask);
-	if (IS_ERR(tfm)) {
-		ret = PTR_ERR(tfm);
-		ti->error = veil_tfm_error(cipher, mode, vc->iv_mode, ivopts);
+	/*
+	 * One transform per key of a multi-key table, all of one name. As
+	 * dm-crypt: no driver that allocates memory on the I/O path.
+	 */
+	vc->tfms = kcalloc(vc->tfms_count, sizeof(*vc->tfms), GFP_KERNEL);
+	if (!vc->tfms) {
+		ti->error = "Cannot allocate transforms";
+		ret = -ENOMEM;
 		goto out;
 	}
+	for (i = 0; i < vc->tfms_count; i++) {
+		tfm = crypto_alloc_skcipher(api, 0, tfm_mask);
+		if (IS_ERR(tfm)) {
+			ret = PTR_ERR(tfm);
+			ti->error = i ? "Error allocating crypto tfm" :
+				veil_tfm_error(cipher, mode, vc->iv_mode, ivopts);
+			goto out;
+		}
+		vc->tfms[i] = tfm;
+	}
+	tfm = vc->tfms[0];
 	vc->tfm = tfm;
-	ret = veil_alloc_tfms(ti, vc, api, tfm_mask);
-	if (ret)
-		goto out;
 	vc->iv_size = crypto_skcipher_ivsize(tfm);
 	if (!vc->iv_size) {
 		if (iv)

@@ -31,14 +31,10 @@ static void veil_dtr(struct dm_target *ti)
 	veil_io_exit(vc);
 	veil_stats_exit(vc);
 	veil_iv_exit(vc);
-	if (vc->tfms) {
-		for (i = 0; i < vc->tfms_count; i++)
-			if (vc->tfms[i])
-				crypto_free_skcipher(vc->tfms[i]);
-		kfree(vc->tfms);
-	} else if (vc->tfm) {
-		crypto_free_skcipher(vc->tfm);
-	}
+	for (i = 0; vc->tfms && i < vc->tfms_count; i++)
+		if (vc->tfms[i])
+			crypto_free_skcipher(vc->tfms[i]);
+	kfree(vc->tfms);
 	veil_key_free(&vc->key);
 	if (vc->dev)
 		dm_put_device(ti, vc->dev);
