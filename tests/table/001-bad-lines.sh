@@ -90,12 +90,14 @@ keyctl purge logon veiltest:bad >/dev/null
 info "$n malformed lines tried, $bad problems"
 
 # What the refusals above must leave alone: plain on 2^32 sectors exactly
-# (every IV once), 2^32 + 8 sectors of 4096-byte IV sectors, XTS, and
-# CTR whose counter has the low half of the block to itself.
+# (every IV once), 2^32 + 8 sectors of 4096-byte IV sectors, XTS, CTR
+# whose counter has the low half of the block to itself, and ecb with an
+# IV named (ignored, as dm-crypt does).
 for line in "0 $((1 << 32)) veil aes-ctr-plain $k32 0 /dev/mapper/vt-zero 8" \
 	"0 $BIG veil aes-ctr-plain $k32 0 /dev/mapper/vt-zero 0 2 sector_size:4096 iv_large_sectors" \
 	"0 $BIG veil aes-xts-plain $k64 0 /dev/mapper/vt-zero 0" \
 	"0 $BIG veil aes-ctr-plain64 $k32 0 /dev/mapper/vt-zero 0" \
+	"0 8192 veil aes-ecb-plain64 $k32 0 $LOOP 0" \
 	"0 8192 veil capi:rfc3686(ctr(aes))-plain64 $k32${k16:0:8} 0 $LOOP 0"; do
 	dmsetup create vt-good --table "$line" || fail "refused: $line"
 	dmsetup remove vt-good
