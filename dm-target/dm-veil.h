@@ -20,6 +20,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <crypto/aead.h>
 #include <crypto/skcipher.h>
 
 #include "veil-iv.h"
@@ -83,6 +84,20 @@ struct veil_stats;
  *	with its part of the key; sector s (in 512-byte units, iv_offset
  *	added) uses @tfms[s % @tfms_count], as in dm-crypt.
  * @tfms_count: entries of @tfms, a power of two (1 without a keycount).
+ * @aead: integrity:<bytes>:aead: the authenticated cipher, used in place of
+ *	@tfm, @tfms (empty then) and @tfms_count.
+ * @integrity_kind: VEIL_INTEGRITY_AEAD or VEIL_INTEGRITY_NONE from
+ *	integrity:<bytes>:<kind>, NULL without the option.
+ * @tag_size_used: the <bytes> of integrity:<bytes>:<kind>.
+ * @mac_key_size: authenc(hmac(...),...): key bytes of the MAC, at the
+ *	key's end.
+ * @mac_key_size_set: integrity_key_size gave @mac_key_size.
+ * @tuple_size: metadata bytes per encryption sector on the device, 0 when
+ *	veil keeps nothing there (veil-integrity.c).
+ * @auth_size: bytes of the AEAD's tag, first in each tuple.
+ * @iv_stored: bytes of the random IV, after the tag in each tuple.
+ * @tag_pool: metadata buffers of VEIL_TAG_POOL_BYTES, for when kmalloc
+ *	fails.
  * @iv_mode: how IVs are made.
  * @iv_size: IV length of @tfm in bytes.
  * @iv_align: alignment of the IV in a request: @tfm's alignmask plus one.
@@ -139,6 +154,15 @@ struct veil_c {
 	struct crypto_skcipher *tfm;
 	struct crypto_skcipher **tfms;
 	unsigned int tfms_count;
+	struct crypto_aead *aead;
+	const char *integrity_kind;
+	unsigned int tag_size_used;
+	unsigned int mac_key_size;
+	bool mac_key_size_set;
+	unsigned int tuple_size;
+	unsigned int auth_size;
+	unsigned int iv_stored;
+	mempool_t tag_pool;
 	enum veil_iv_mode iv_mode;
 	unsigned int iv_size;
 	unsigned int iv_align;

@@ -8,6 +8,8 @@
 #ifndef DM_VEIL_COMPAT_H
 #define DM_VEIL_COMPAT_H
 
+#include <linux/blkdev.h>
+#include <linux/blk-integrity.h>
 #include <linux/crypto.h>
 
 /* get_unaligned() and friends moved from <asm/> to <linux/> in 6.12. */
@@ -112,6 +114,27 @@ static inline void veil_bh_work_queue(struct veil_bh_work *w)
 static inline void veil_bh_work_cancel(struct veil_bh_work *w)
 {
 	tasklet_kill(&w->tasklet);
+}
+#endif
+
+/*
+ * Whether a disk's integrity metadata is opaque per-sector space that the
+ * layer above fills (dm-integrity without an internal hash), not a
+ * protection-information checksum: a csum_type of none since 6.11, the
+ * profile dm-integrity registers before.
+ */
+#ifdef VEIL_HAVE_INTEGRITY_CSUM_TYPE
+static inline bool veil_integrity_opaque(const struct blk_integrity *bi)
+{
+	return bi && bi->csum_type == BLK_INTEGRITY_CSUM_NONE;
+}
+#else
+#include <linux/string.h>
+
+static inline bool veil_integrity_opaque(const struct blk_integrity *bi)
+{
+	return bi && bi->profile &&
+	       !strcasecmp(bi->profile->name, "DM-DIF-EXT-TAG");
 }
 #endif
 

@@ -19,6 +19,12 @@
  * the caller goes on from the queue at once.
  * The time inside each cipher call is read from local_clock(), the cheap
  * per-CPU clock, and summed per CPU.
+ *
+ * An AEAD (integrity:<bytes>:aead) takes each sector as dm-crypt lays it
+ * out: associated data of the sector number (64 bits, little endian) and
+ * the IV, then the data, then the tag in the sector's metadata tuple
+ * (veil-integrity.c). A random IV is kept in the tuple after the tag; a
+ * read takes it from there. The rest of a written tuple is zeroed.
  */
 #include <linux/bio.h>
 #include <linux/highmem.h>
@@ -28,6 +34,7 @@
 
 #include "veil-compat.h"
 #include "veil-crypt.h"
+#include "veil-integrity.h"
 #include "veil-iv.h"
 #include "veil-job.h"
 
@@ -87,6 +94,16 @@ static void veil_window_put(struct veil_c *vc, struct veil_window *w,
 		mempool_free(r, &vc->req_pool);
 }
 
+/**
+ * veil_crypt_bad_tag() - report an AEAD sector whose tag did not match
+ * @r: the request that failed with -EBADMSG.
+ */
+void veil_crypt_bad_tag(const struct veil_req *r)
+{
+	DMERR_LIMIT("%pg: INTEGRITY AEAD ERROR, sector %llu",
+		    r->vc->dev->bdev, le64_to_cpu(r->ad_sector));
+}
+
 /* A request of a window finished asynchronously. */
 static void veil_window_done(veil_crypto_done_arg arg, int err)
 {
@@ -96,6 +113,8 @@ static void veil_window_done(veil_crypto_done_arg arg, int err)
 	/* Taken out of the driver's backlog: it finishes later. */
 	if (err == -EINPROGRESS)
 		return;
+	if (err == -EBADMSG)
+		veil_crypt_bad_tag(r);
 	if (err)
 		cmpxchg(&w->err, 0, err);
 	veil_window_put(r->vc, w, r);
@@ -116,6 +135,23 @@ static struct veil_req *veil_window_req(struct veil_c *vc,
 	return r;
 }
 
+/* Start the set-up request @r; a driver that goes async calls @done. */
+static int veil_req_start(struct veil_c *vc, struct veil_req *r, bool encrypt,
+			  u32 flags, crypto_completion_t done, void *data)
+{
+	struct skcipher_request *sk = veil_req_sk(r);
+	struct aead_request *ae = veil_req_aead(r);
+
+	if (vc->aead) {
+		aead_request_set_callback(ae, flags, done, data);
+		return encrypt ? crypto_aead_encrypt(ae) :
+				 crypto_aead_decrypt(ae);
+	}
+	skcipher_request_set_callback(sk, flags, done, data);
+	return encrypt ? crypto_skcipher_encrypt(sk) :
+			 crypto_skcipher_decrypt(sk);
+}
+
 /*
  * Submit @r in @w. Returns 0 when the driver finished it or took it
  * asynchronously, or its error; sets *@drain when the window must drain
@@ -125,16 +161,12 @@ static struct veil_req *veil_window_req(struct veil_c *vc,
 static int veil_window_submit(struct veil_c *vc, struct veil_window *w,
 			      struct veil_req *r, bool encrypt, bool *drain)
 {
-	struct skcipher_request *req = &r->req;
 	int ret;
 
 	r->window = w;
-	skcipher_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG |
-				      CRYPTO_TFM_REQ_MAY_SLEEP,
-				      veil_window_done, r);
 	atomic_inc(&w->inflight);
-	ret = encrypt ? crypto_skcipher_encrypt(req) :
-			crypto_skcipher_decrypt(req);
+	ret = veil_req_start(vc, r, encrypt, CRYPTO_TFM_REQ_MAY_BACKLOG |
+			     CRYPTO_TFM_REQ_MAY_SLEEP, veil_window_done, r);
 	if (ret == -EINPROGRESS || ret == -EBUSY) {
 		if (r == w->own)
 			w->own_busy = true;
@@ -159,51 +191,113 @@ static void veil_copy_sector(struct scatterlist *dst, struct scatterlist *src)
 }
 
 /*
- * Set @r up for one sector and submit it: an atomic caller's to the
- * driver with @async_done as callback, a sleeping caller's in its window
- * @w.
+ * The IV of a sector into @iv: a read's random IV from its @tuple, any
+ * other made by the generator, which may read or change the data @in
+ * (lmk, tcw, elephant). A write's random IV is kept in its @tuple.
  */
-static int veil_cipher(struct veil_io *io, struct veil_req *r,
-		       struct veil_window *w, crypto_completion_t async_done,
-		       sector_t sector, bool encrypt, bool *drain)
+static int veil_cipher_iv(struct veil_c *vc, u8 *iv, sector_t iv_sector,
+			  struct scatterlist *in, u8 *tuple, bool encrypt)
 {
-	struct veil_c *vc = io->vc;
-	struct skcipher_request *req = &r->req;
-	sector_t iv_sector = veil_iv_sector(vc, sector);
-	bool uses_data = veil_iv_uses_data(vc);
-	u8 *iv = veil_req_iv(vc, r), *map = NULL;
-	struct scatterlist *in = &r->sg_in, *out;
+	u8 *map = NULL;
 	int ret;
 
-	/* elephant: a copy of the plaintext, processed, encrypted in place. */
-	if (encrypt && veil_iv_encrypts_copy(vc)) {
-		veil_copy_sector(&r->sg_out, &r->sg_in);
-		in = &r->sg_out;
+	if (vc->iv_stored && !encrypt) {
+		memcpy(iv, tuple + vc->auth_size, vc->iv_stored);
+		return 0;
 	}
-	/* lmk, tcw and elephant read the sector, or change it. */
-	if (uses_data)
+	if (veil_iv_uses_data(vc))
 		map = kmap_local_page(sg_page(in));
 	ret = veil_iv_gen(vc, iv, iv_sector, map ? map + in->offset : NULL,
 			  encrypt);
 	if (map)
 		kunmap_local(map);
+	if (vc->iv_stored)
+		memcpy(tuple + vc->auth_size, iv, vc->iv_stored);
+	return ret;
+}
+
+/*
+ * An AEAD sector: @r's first entries hold its data on entry (a read is
+ * decrypted in place); the associated data goes before it, the tag in
+ * @tuple after it.
+ */
+static void veil_aead_set(struct veil_c *vc, struct veil_req *r,
+			  sector_t sector, u8 *tuple, u8 *iv, bool encrypt)
+{
+	struct scatterlist *lists[] = { r->sg_in, r->sg_out };
+	struct aead_request *req = veil_req_aead(r);
+	unsigned int i, off;
+	struct page *page;
+
+	r->ad_sector = cpu_to_le64(sector);
+	memcpy(r->ad_iv, iv, vc->iv_size);
+	for (i = 0; i < (encrypt ? 2 : 1); i++) {
+		page = sg_page(&lists[i][0]);
+		off = lists[i][0].offset;
+		sg_init_table(lists[i], VEIL_AEAD_SG);
+		sg_set_buf(&lists[i][0], &r->ad_sector, sizeof(r->ad_sector));
+		sg_set_buf(&lists[i][1], r->ad_iv, vc->iv_size);
+		sg_set_page(&lists[i][2], page, vc->sector_size, off);
+		sg_set_buf(&lists[i][3], tuple, vc->auth_size);
+	}
+	aead_request_set_tfm(req, vc->aead);
+	aead_request_set_ad(req, VEIL_AEAD_AD_SIZE(vc));
+	aead_request_set_crypt(req, r->sg_in, encrypt ? r->sg_out : r->sg_in,
+			       vc->sector_size + (encrypt ? 0 : vc->auth_size),
+			       iv);
+}
+
+/*
+ * Set @r up for one sector and submit it: an atomic caller's to the
+ * driver with @async_done as callback, a sleeping caller's in its window
+ * @w. @sector is target-relative; @tuple is the sector's metadata, NULL
+ * when the target keeps none.
+ */
+static int veil_cipher(struct veil_io *io, struct veil_req *r,
+		       struct veil_window *w, crypto_completion_t async_done,
+		       sector_t sector, u8 *tuple, bool encrypt, bool *drain)
+{
+	struct veil_c *vc = io->vc;
+	sector_t iv_sector = veil_iv_sector(vc, sector);
+	bool uses_data = veil_iv_uses_data(vc);
+	u8 *iv = veil_req_iv(vc, r), *map;
+	struct scatterlist *in = r->sg_in, *out;
+	unsigned int used;
+	int ret;
+
+	/* elephant: a copy of the plaintext, processed, encrypted in place. */
+	if (encrypt && veil_iv_encrypts_copy(vc)) {
+		veil_copy_sector(r->sg_out, r->sg_in);
+		in = r->sg_out;
+	}
+	ret = veil_cipher_iv(vc, iv, iv_sector, in, tuple, encrypt);
 	if (ret) {
 		if (w)
 			veil_window_put(vc, w, r);
 		return ret;
 	}
-	/* dm-crypt's keycount: the key of the 512-byte sector number. */
-	skcipher_request_set_tfm(req, vc->tfms[(sector + vc->iv_offset) &
-					       (vc->tfms_count - 1)]);
-	skcipher_request_set_crypt(req, in, encrypt ? &r->sg_out : &r->sg_in,
-				   vc->sector_size, iv);
-	if (w) {
-		ret = veil_window_submit(vc, w, r, encrypt, drain);
-	} else {
-		skcipher_request_set_callback(req, 0, async_done, io);
-		ret = encrypt ? crypto_skcipher_encrypt(req) :
-				crypto_skcipher_decrypt(req);
+	/* What neither the tag nor the IV fills is zero on the device. */
+	if (tuple && encrypt) {
+		used = vc->auth_size + vc->iv_stored;
+		memset(tuple + used, 0, vc->tuple_size - used);
 	}
+	if (vc->aead) {
+		veil_aead_set(vc, r, sector, tuple, iv, encrypt);
+	} else {
+		/* dm-crypt's keycount: the key of the 512-byte sector number. */
+		skcipher_request_set_tfm(veil_req_sk(r),
+					 vc->tfms[(sector + vc->iv_offset) &
+						  (vc->tfms_count - 1)]);
+		skcipher_request_set_crypt(veil_req_sk(r), in,
+					   encrypt ? r->sg_out : r->sg_in,
+					   vc->sector_size, iv);
+	}
+	if (w)
+		ret = veil_window_submit(vc, w, r, encrypt, drain);
+	else
+		ret = veil_req_start(vc, r, encrypt, 0, async_done, io);
+	if (ret == -EBADMSG)
+		veil_crypt_bad_tag(r);
 	/*
 	 * Their transforms are synchronous: the cipher is done here, and a
 	 * window never went past its own request, so @r is still ours. A
@@ -214,12 +308,21 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 		WARN_ON_ONCE(ret == -EINPROGRESS || ret == -EBUSY ||
 			     ret == -ENOSPC);
 	if (uses_data && !ret) {
-		out = encrypt ? &r->sg_out : &r->sg_in;
+		out = encrypt ? r->sg_out : r->sg_in;
 		map = kmap_local_page(sg_page(out));
 		ret = veil_iv_post(vc, iv_sector, map + out->offset, encrypt);
 		kunmap_local(map);
 	}
 	return ret;
+}
+
+/* The metadata tuple of the sector at byte @pos of @io's data. */
+static u8 *veil_tuple(const struct veil_io *io, unsigned int pos)
+{
+	const struct veil_c *vc = io->vc;
+
+	return io->tags + (pos >> (SECTOR_SHIFT + vc->sector_shift)) *
+			  vc->tuple_size;
 }
 
 /* A page of the write ciphertext or the keystream at byte @pos of the bio. */
@@ -288,10 +391,10 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 	for (; pos < len; pos += step) {
 		if (w)
 			q = veil_window_req(vc, w);
-		sg_init_table(&q->sg_in, 1);
-		sg_init_table(&q->sg_out, 1);
+		sg_init_table(q->sg_in, 1);
+		sg_init_table(q->sg_out, 1);
 		if (kind == VEIL_JOB_KEYSTREAM) {
-			sg_set_page(&q->sg_in, ZERO_PAGE(0), vc->sector_size, 0);
+			sg_set_page(q->sg_in, ZERO_PAGE(0), vc->sector_size, 0);
 		} else {
 			in = bio_iter_iovec(io->base, iter);
 			/* dma_alignment keeps sectors whole within a page. */
@@ -301,12 +404,12 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 				ret = -EIO;
 				break;
 			}
-			sg_set_page(&q->sg_in, in.bv_page, vc->sector_size,
+			sg_set_page(q->sg_in, in.bv_page, vc->sector_size,
 				    in.bv_offset);
 			bio_advance_iter_single(io->base, &iter, vc->sector_size);
 		}
 		if (kind != VEIL_JOB_READ)
-			veil_out_sg(io, kind, off + pos, &q->sg_out);
+			veil_out_sg(io, kind, off + pos, q->sg_out);
 
 		if (atomic) {
 			/* Where to go on if the driver completes it later. */
@@ -323,6 +426,7 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 		}
 		t0 = local_clock();
 		ret = veil_cipher(io, q, w, async_done, sector,
+				  io->tags ? veil_tuple(io, off + pos) : NULL,
 				  kind != VEIL_JOB_READ, &drain);
 		if (atomic && ret == -EINPROGRESS) {
 			/* Counted by @async_done; @vc may be gone. */

@@ -7,6 +7,7 @@
 #define DM_VEIL_CRYPT_H
 
 #include <linux/scatterlist.h>
+#include <crypto/aead.h>
 #include <crypto/skcipher.h>
 
 #include "dm-veil.h"
@@ -14,6 +15,12 @@
 
 /* Most requests a sleeping context keeps in flight with an async driver. */
 #define VEIL_ASYNC_DEPTH		32
+
+/*
+ * Scatterlist entries of an AEAD sector: sector number and IV (the
+ * associated data), the data, the tag. A skcipher uses the first only.
+ */
+#define VEIL_AEAD_SG			4
 
 /**
  * enum veil_job_kind - what the chunks of a bio do through the cipher
@@ -41,21 +48,31 @@ struct veil_window;
  * struct veil_req - a cipher request with what it points to
  * @vc: the target (a request from its pool goes back there).
  * @window: the sleeping context's requests in flight (veil-crypt.c).
- * @sg_in: source of @req.
- * @sg_out: destination of @req (unused when decrypting in place).
- * @iv_buf: holds the IV of @req, at veil_req_iv().
- * @req: the cipher request; the transform's request context follows it.
+ * @sg_in: source of the request: the sector's data, or for an AEAD the
+ *	associated data, the data and the tag.
+ * @sg_out: destination, laid out as @sg_in (unused when decrypting in
+ *	place).
+ * @ad_sector: AEAD: the sector number, little endian, in the associated
+ *	data.
+ * @ad_iv: AEAD: the IV as the associated data holds it; the cipher may
+ *	change its own copy.
+ * @iv_buf: holds the IV of the request, at veil_req_iv().
+ * @req: the skcipher_request or aead_request (veil_req_sk(),
+ *	veil_req_aead()), the transform's request context after it.
  *
- * An async driver reads @sg_in, @sg_out and the IV after the call that
- * queued @req returned: they live here, never on the caller's stack.
+ * An async driver reads what the scatterlists point to and the IV after
+ * the call that queued the request returned: they live here, never on
+ * the caller's stack.
  */
 struct veil_req {
 	struct veil_c *vc;
 	struct veil_window *window;
-	struct scatterlist sg_in;
-	struct scatterlist sg_out;
+	struct scatterlist sg_in[VEIL_AEAD_SG];
+	struct scatterlist sg_out[VEIL_AEAD_SG];
+	__le64 ad_sector;
+	u8 ad_iv[VEIL_MAX_IV_SIZE];
 	u8 iv_buf[VEIL_MAX_IV_SIZE + VEIL_MAX_IV_ALIGNMASK];
-	struct skcipher_request req;
+	void *req[] CRYPTO_MINALIGN_ATTR;
 };
 
 /*
@@ -67,9 +84,40 @@ static inline u8 *veil_req_iv(const struct veil_c *vc, struct veil_req *r)
 	return PTR_ALIGN(&r->iv_buf[0], vc->iv_align);
 }
 
+static inline struct skcipher_request *veil_req_sk(struct veil_req *r)
+{
+	return (struct skcipher_request *)r->req;
+}
+
+static inline struct aead_request *veil_req_aead(struct veil_req *r)
+{
+	return (struct aead_request *)r->req;
+}
+
+/* Bytes of a struct veil_req with @vc's request and its context. */
+static inline size_t veil_req_size(const struct veil_c *vc)
+{
+	if (vc->aead)
+		return sizeof(struct veil_req) + sizeof(struct aead_request) +
+		       crypto_aead_reqsize(vc->aead);
+	return sizeof(struct veil_req) + sizeof(struct skcipher_request) +
+	       crypto_skcipher_reqsize(vc->tfm);
+}
+
+/* Whether @vc's cipher may complete a request after the call returned. */
+static inline bool veil_cipher_is_async(const struct veil_c *vc)
+{
+	const struct crypto_alg *alg = vc->aead ?
+		&crypto_aead_alg(vc->aead)->base :
+		&crypto_skcipher_alg(vc->tfm)->base;
+
+	return alg->cra_flags & CRYPTO_ALG_ASYNC;
+}
+
 int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 		     enum veil_job_kind kind, unsigned int *done,
 		     crypto_completion_t async_done);
 void veil_crypt_xor(struct veil_io *io, unsigned int idx);
+void veil_crypt_bad_tag(const struct veil_req *r);
 
 #endif /* DM_VEIL_CRYPT_H */

@@ -210,7 +210,7 @@ static void veil_helper_work(struct work_struct *work)
  */
 int veil_helpers_init(struct dm_target *ti, struct veil_c *vc)
 {
-	size_t size = sizeof(struct veil_req) + crypto_skcipher_reqsize(vc->tfm);
+	size_t size = veil_req_size(vc);
 	struct veil_helper *h;
 	unsigned int i;
 

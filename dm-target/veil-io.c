@@ -27,6 +27,12 @@
  *
  * CTR reads up to keystream_ahead_max: see veil-keystream.c.
  *
+ * Over dm-integrity (veil-integrity.c) every data bio carries its sectors'
+ * metadata: a write's ciphertext bio, and for a read a clone of the bio
+ * from the target's bioset, whose pool has room for the metadata's
+ * payload (dm's own bio would need a kmalloc for it). The clone's
+ * completion is the read's.
+ *
  * With an async cipher driver, a write's encryption in veil_map() waits
  * for the driver (a window of requests at a time, veil-crypt.c), so the
  * submitter's submit_bio lasts the write's cipher time, as it does with a
@@ -54,6 +60,7 @@
 #include "veil-bh.h"
 #include "veil-crypt.h"
 #include "veil-helpers.h"
+#include "veil-integrity.h"
 #include "veil-io.h"
 #include "veil-job.h"
 #include "veil-keystream.h"
@@ -67,6 +74,7 @@ static void veil_write_end_io(struct bio *out)
 	if (out->bi_status)
 		base->bi_status = out->bi_status;
 	veil_pages_free(io->vc, out);
+	veil_integrity_free(io);
 	this_cpu_inc(io->vc->stats->reqs[VEIL_ENCRYPT]);
 	bio_endio(base);
 }
@@ -82,6 +90,9 @@ static void veil_write_start(struct veil_io *io, enum veil_where where)
 	io->out->bi_iter.bi_sector = vc->start + io->sector;
 	io->out->bi_ioprio = io->base->bi_ioprio;
 	veil_job_plan(io, VEIL_JOB_WRITE, veil_may_fanout(vc, VEIL_JOB_WRITE));
+	/* The job ends at once, with the error, if the payload failed. */
+	if (io->tags && veil_integrity_attach(io, io->out))
+		io->error = true;
 	veil_helpers_offer(io, veil_helpers_wanted(io, true));
 	veil_job_run(io, where, false);
 }
@@ -135,10 +146,14 @@ static void veil_read_bh(struct veil_io *io)
 	veil_read_start(io, VEIL_IN_ENDIO, true);
 }
 
+/* @bio: the bio veil_map() was given, or its clone with metadata. */
 static void veil_read_end_io(struct bio *bio)
 {
 	struct veil_io *io = bio->bi_private;
 	struct veil_c *vc = io->vc;
+
+	if (bio != io->base)
+		io->base->bi_status = bio->bi_status;
 
 	if (io->kind == VEIL_JOB_KEYSTREAM) {
 		veil_ks_read_done(io, bio->bi_status);
@@ -173,6 +188,28 @@ static void veil_read_end_io(struct bio *bio)
 	queue_work(vc->crypt_wq, &io->work);
 }
 
+/* A read with metadata: its clone goes down, and completes the read. */
+static int veil_map_read_tagged(struct veil_io *io)
+{
+	struct veil_c *vc = io->vc;
+	struct bio *clone;
+
+	/* Not polled: dm polls only the bio it gave the target. */
+	clone = bio_alloc_clone(vc->dev->bdev, io->base, GFP_NOIO, &vc->bs);
+	clone->bi_opf &= ~REQ_POLLED;
+	clone->bi_iter.bi_sector = vc->start + io->sector;
+	clone->bi_end_io = veil_read_end_io;
+	clone->bi_private = io;
+	if (veil_integrity_attach(io, clone)) {
+		bio_put(clone);
+		veil_integrity_free(io);
+		return DM_MAPIO_KILL;
+	}
+	io->out = clone;
+	dm_submit_bio_remap(io->base, clone);
+	return DM_MAPIO_SUBMITTED;
+}
+
 static int veil_map_read(struct veil_io *io)
 {
 	struct veil_c *vc = io->vc;
@@ -182,6 +219,8 @@ static int veil_map_read(struct veil_io *io)
 	io->error = false;
 	io->orig_end_io = bio->bi_end_io;
 	io->orig_private = bio->bi_private;
+	if (io->tags)
+		return veil_map_read_tagged(io);
 	bio->bi_end_io = veil_read_end_io;
 	bio->bi_private = io;
 	bio_set_dev(bio, vc->dev->bdev);
@@ -200,7 +239,8 @@ static int veil_map_read(struct veil_io *io)
  * @vc: the target.
  * @bio: a data bio, not empty, aligned to and a multiple of the encryption
  *	sector; a write is at most BIO_MAX_VECS pages' worth of bytes
- *	(veil_map() splits larger ones), a read any size.
+ *	(veil_map() splits larger ones), a read any size. Over dm-integrity
+ *	the bio may be cut here to what a metadata buffer holds.
  * @sector: target-relative first sector of @bio.
  *
  * Return: DM_MAPIO_REMAPPED for reads (dm submits the bio; decryption
@@ -214,6 +254,7 @@ int veil_io_map(struct veil_c *vc, struct bio *bio, sector_t sector)
 	io->base = bio;
 	io->out = NULL;
 	io->ks_pages = NULL;
+	veil_integrity_map(io, bio);
 	io->iter = bio->bi_iter;
 	io->sector = sector;
 	io->submitter = current;
@@ -238,9 +279,8 @@ int veil_io_init(struct dm_target *ti, struct veil_c *vc)
 	int crypt_active = 1;
 	int ret;
 
-	vc->per_bio_data_size = ALIGN(sizeof(struct veil_io) +
-				      crypto_skcipher_reqsize(vc->tfm),
-				      ARCH_KMALLOC_MINALIGN);
+	vc->per_bio_data_size = ALIGN(offsetof(struct veil_io, req) +
+				      veil_req_size(vc), ARCH_KMALLOC_MINALIGN);
 	ti->per_io_data_size = vc->per_bio_data_size;
 	spin_lock_init(&vc->jobs_lock);
 	INIT_LIST_HEAD(&vc->jobs);
@@ -249,10 +289,9 @@ int veil_io_init(struct dm_target *ti, struct veil_c *vc)
 	if (ret)
 		return ret;
 	/* Windows of requests in flight need more than one per context. */
-	if (crypto_skcipher_alg(vc->tfm)->base.cra_flags & CRYPTO_ALG_ASYNC) {
+	if (veil_cipher_is_async(vc)) {
 		ret = mempool_init_kmalloc_pool(&vc->req_pool, VEIL_ASYNC_DEPTH,
-						sizeof(struct veil_req) +
-						crypto_skcipher_reqsize(vc->tfm));
+						veil_req_size(vc));
 		if (ret) {
 			ti->error = "Cannot allocate cipher request pool";
 			return ret;

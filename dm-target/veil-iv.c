@@ -12,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -41,6 +42,7 @@ static const struct veil_iv_type veil_iv_types[] = {
 	{ "tcw",	VEIL_IV_TCW,		false },
 	{ "elephant",	VEIL_IV_ELEPHANT,	false },
 	{ "essiv",	VEIL_IV_ESSIV,		true },
+	{ "random",	VEIL_IV_RANDOM,		false },
 };
 
 /**
@@ -101,7 +103,8 @@ int veil_iv_cipher_api(enum veil_iv_mode mode, const char *base,
 /* benbi counts cipher blocks: a power of two of at most 512 bytes. */
 static int veil_iv_benbi_setup(struct veil_c *vc, char **error)
 {
-	unsigned int bs = crypto_skcipher_blocksize(vc->tfm);
+	unsigned int bs = vc->aead ? crypto_aead_blocksize(vc->aead) :
+				     crypto_skcipher_blocksize(vc->tfm);
 
 	if (!is_power_of_2(bs)) {
 		*error = "cypher blocksize is not a power of 2";
@@ -623,6 +626,9 @@ static int veil_iv_eboiv(const struct veil_c *vc, u8 *iv, sector_t sector)
  *	ciphertext (tcw unwhitens it here). NULL otherwise.
  * @encrypt: @in is a write's plaintext.
  *
+ * A random IV is made for writes only: a read's is the one its write kept
+ * in the sector's metadata, which the caller takes from there.
+ *
  * Context: any; never sleeps.
  * Return: 0, or the cipher's or hash's error for eboiv, lmk and tcw.
  */
@@ -659,6 +665,10 @@ int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector, u8 *in,
 		if (encrypt)
 			veil_iv_elephant(vc, sector, in, true);
 		return veil_iv_eboiv(vc, iv, sector);
+	case VEIL_IV_RANDOM:
+		/* A read's comes from the sector's metadata (veil-crypt.c). */
+		get_random_bytes(iv, vc->iv_size);
+		break;
 	}
 	return 0;
 }

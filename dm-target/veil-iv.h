@@ -36,6 +36,9 @@ struct veil_c;
  * @VEIL_IV_ELEPHANT: BitLocker's with the Elephant diffuser: eboiv, and
  *	the plaintext mixed with a per-sector key and diffused before CBC.
  * @VEIL_IV_ESSIV: plain64 IV, encrypted by the kernel's essiv template.
+ * @VEIL_IV_RANDOM: random bytes for every write, kept in the sector's
+ *	metadata on a dm-integrity device (veil-integrity.c), read from
+ *	there for a read.
  */
 enum veil_iv_mode {
 	VEIL_IV_NULL,
@@ -48,6 +51,7 @@ enum veil_iv_mode {
 	VEIL_IV_TCW,
 	VEIL_IV_ELEPHANT,
 	VEIL_IV_ESSIV,
+	VEIL_IV_RANDOM,
 };
 
 int veil_iv_parse(const char *name, const char *opts, enum veil_iv_mode *mode,

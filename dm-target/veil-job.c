@@ -30,6 +30,7 @@
 
 #include "veil-compat.h"
 #include "veil-crypt.h"
+#include "veil-integrity.h"
 #include "veil-job.h"
 #include "veil-pages.h"
 
@@ -61,6 +62,7 @@ void veil_job_plan(struct veil_io *io, enum veil_job_kind kind, bool spread)
 	io->next_chunk = 0;
 	io->listed = false;
 	io->error = false;
+	io->bad_tag = false;
 	if (kind == VEIL_JOB_KEYSTREAM) {
 		io->read_done = false;
 		bitmap_zero(io->ks_ready, io->nr_chunks);
@@ -151,6 +153,14 @@ static struct veil_io *veil_job_claim_listed(struct veil_c *vc,
 	return io;
 }
 
+/* A chunk of @io failed with @err. */
+static void veil_job_failed(struct veil_io *io, int err)
+{
+	if (err == -EBADMSG)
+		WRITE_ONCE(io->bad_tag, true);
+	WRITE_ONCE(io->error, true);
+}
+
 /*
  * The last put of a job: submit the write's ciphertext (its completion,
  * set up by veil-io.c, ends the bio), or end the read. A failed write
@@ -163,6 +173,7 @@ static void veil_job_finish(struct veil_io *io)
 	if (io->kind == VEIL_JOB_WRITE) {
 		if (io->error) {
 			veil_pages_free(io->vc, io->out);
+			veil_integrity_free(io);
 			bio->bi_status = BLK_STS_IOERR;
 			bio_endio(bio);
 			return;
@@ -172,8 +183,13 @@ static void veil_job_finish(struct veil_io *io)
 	}
 
 	veil_pages_put_keystream(io);
+	/* A read with metadata went down as a clone: it has done its part. */
+	if (io->out)
+		bio_put(io->out);
+	veil_integrity_free(io);
 	if (io->error && !bio->bi_status)
-		bio->bi_status = BLK_STS_IOERR;
+		bio->bi_status = io->bad_tag ? BLK_STS_PROTECTION :
+					       BLK_STS_IOERR;
 	this_cpu_inc(io->vc->stats->reqs[VEIL_DECRYPT]);
 	bio->bi_end_io = io->orig_end_io;
 	bio->bi_private = io->orig_private;
@@ -267,8 +283,10 @@ static void veil_job_async_done(veil_crypto_done_arg arg, int err)
 
 	if (err == -EINPROGRESS)
 		return;
+	if (err == -EBADMSG)
+		veil_crypt_bad_tag(&io->req);
 	if (err)
-		WRITE_ONCE(io->error, true);
+		veil_job_failed(io, err);
 	else
 		veil_stats_cipher(vc, veil_kind_dir(io->kind),
 				  vc->sector_size, 0);
@@ -316,7 +334,7 @@ static bool veil_job_chunk(struct veil_io *io, struct veil_req *r,
 		return true;
 	}
 	if (ret)
-		WRITE_ONCE(io->error, true);
+		veil_job_failed(io, ret);
 	if (kind == VEIL_JOB_KEYSTREAM && !ret)
 		veil_job_ks_ready(io, idx);
 	else

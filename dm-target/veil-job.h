@@ -28,7 +28,11 @@
  * @submitter: the task that mapped @base; compared, never dereferenced.
  * @orig_end_io: read: @base's completion, restored when the read is done.
  * @orig_private: read: @base's bi_private, restored with @orig_end_io.
- * @out: write: the ciphertext bio.
+ * @out: write: the ciphertext bio; read with metadata: the clone that
+ *	carries it.
+ * @tags: the metadata tuples of the bio's sectors (veil-integrity.c), or
+ *	NULL when the target keeps none.
+ * @tags_from_pool: @tags came from vc->tag_pool.
  * @ks_pages: keystream read: the keystream, one page per 4 KiB of data.
  * @kind: what the chunks do.
  * @chunk_bytes: bytes per chunk.
@@ -40,6 +44,8 @@
  * @node: entry in vc->jobs while @listed and chunks are unclaimed.
  * @listed: offered to helpers: claims take vc->jobs_lock from then on.
  * @error: a cipher call or the device read failed; later chunks are skipped.
+ * @bad_tag: an AEAD sector's tag did not match: the bio ends with
+ *	BLK_STS_PROTECTION.
  * @read_done: keystream job: the device read completed.
  * @ks_ready: keystream job: chunks whose keystream awaits the XOR.
  * @work: the job's runner when it runs from a queue.
@@ -59,6 +65,8 @@ struct veil_io {
 	bio_end_io_t *orig_end_io;
 	void *orig_private;
 	struct bio *out;
+	u8 *tags;
+	bool tags_from_pool;
 	struct page **ks_pages;
 
 	enum veil_job_kind kind;
@@ -69,6 +77,7 @@ struct veil_io {
 	struct list_head node;
 	bool listed;
 	bool error;
+	bool bad_tag;
 	bool read_done;
 	DECLARE_BITMAP(ks_ready, VEIL_KS_MAX_CHUNKS);
 

@@ -18,6 +18,7 @@
 #include <keys/user-type.h>
 
 #include "dm-veil.h"
+#include "veil-integrity.h"
 #include "veil-key.h"
 
 /**
@@ -228,7 +229,9 @@ static int veil_key_setkey(struct veil_c *vc, const u8 *bytes,
 
 	part = (size - veil_iv_key_extra(vc, size)) / vc->tfms_count;
 
-	for (i = 0; i < vc->tfms_count; i++) {
+	if (vc->aead)
+		ret = veil_aead_setkey(vc, bytes, part);
+	for (i = 0; !vc->aead && i < vc->tfms_count; i++) {
 		r = crypto_skcipher_setkey(vc->tfms[i], bytes + i * part, part);
 		if (!ret)
 			ret = r;

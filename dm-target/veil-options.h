@@ -24,9 +24,15 @@
 #define VEIL_OPTV_SECTOR_SIZE		"sector_size"
 #define VEIL_OPTV_FANOUT_CHUNK		"fanout_chunk"
 #define VEIL_OPTV_KS_AHEAD_MAX		"keystream_ahead_max"
+#define VEIL_OPTV_INTEGRITY		"integrity"
+#define VEIL_OPTV_INTEGRITY_KEY_SIZE	"integrity_key_size"
+
+/* The two kinds of integrity:<bytes>:<kind>. */
+#define VEIL_INTEGRITY_AEAD		"aead"
+#define VEIL_INTEGRITY_NONE		"none"
 
 /* The most options one table line can give: each word above once. */
-#define VEIL_MAX_OPTS			12
+#define VEIL_MAX_OPTS			14
 
 /* Longest key, in bytes: a multi-key table's keys together. */
 #define VEIL_MAX_KEY_SIZE		4096

@@ -8,6 +8,8 @@
  *   cipher[:keycount]-chainmode-ivmode[:ivopts]
  *   capi:<crypto API name>-ivmode[:ivopts]
  *   [<#opts> <opt>...]   dm-crypt's options and the engine's own
+ *
+ * With integrity:<bytes>:aead the capi: name is an AEAD's.
  */
 #include <linux/crypto.h>
 #include <linux/kernel.h>
@@ -17,6 +19,7 @@
 
 #include "dm-veil.h"
 #include "veil-crypt.h"
+#include "veil-integrity.h"
 #include "veil-table.h"
 
 #define VEIL_CAPI_PREFIX	"capi:"
@@ -100,6 +103,68 @@ static int veil_check_stream_iv(struct dm_target *ti,
 	return 0;
 }
 
+/*
+ * An AEAD that is a stream cipher (GCM, ChaCha20-Poly1305, CCM: block size
+ * one) gives away its authentication key and the XOR of two plaintexts
+ * when one IV encrypts twice: a sector rewritten under an IV made from its
+ * number does that. Only a random IV is new for every write.
+ */
+static int veil_check_aead_iv(struct dm_target *ti, const struct veil_c *vc)
+{
+	if (crypto_aead_blocksize(vc->aead) == 1 &&
+	    vc->iv_mode != VEIL_IV_RANDOM) {
+		ti->error = "AEAD stream cipher needs the random IV";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * One skcipher per key of a multi-key table, all of one name, into
+ * vc->tfms. As dm-crypt: no driver that allocates memory on the I/O path.
+ */
+static int veil_alloc_skciphers(struct dm_target *ti, struct veil_c *vc,
+				const char *api, const char *cipher,
+				const char *mode, const char *ivopts,
+				u32 tfm_mask)
+{
+	struct crypto_skcipher *tfm;
+	unsigned int i;
+
+	vc->tfms = kcalloc(vc->tfms_count, sizeof(*vc->tfms), GFP_KERNEL);
+	if (!vc->tfms) {
+		ti->error = "Cannot allocate transforms";
+		return -ENOMEM;
+	}
+	for (i = 0; i < vc->tfms_count; i++) {
+		tfm = crypto_alloc_skcipher(api, 0, tfm_mask);
+		if (IS_ERR(tfm)) {
+			ti->error = i ? "Error allocating crypto tfm" :
+				veil_tfm_error(cipher, mode, vc->iv_mode, ivopts);
+			return PTR_ERR(tfm);
+		}
+		vc->tfms[i] = tfm;
+	}
+	vc->tfm = vc->tfms[0];
+	return 0;
+}
+
+/* dm-crypt's refusals of IV generators that cannot work with an AEAD. */
+static int veil_check_aead_iv_mode(struct dm_target *ti, const char *iv)
+{
+	static const char * const refused[] = { "lmk", "eboiv", "tcw",
+						"elephant" };
+	unsigned int i;
+
+	for (i = 0; iv && i < ARRAY_SIZE(refused); i++) {
+		if (!strcmp(iv, refused[i])) {
+			ti->error = "AEAD transforms not supported for this IV mode";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /**
  * veil_parse_cipher() - parse a cipher spec and allocate its transform
  * @ti: the target; ti->error is set on failure.
@@ -114,8 +179,7 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	char base[CRYPTO_MAX_ALG_NAME], api[CRYPTO_MAX_ALG_NAME];
 	char *buf, *tmp, *cipher = NULL, *mode = NULL, *keycount, *iv, *ivopts;
 	u32 tfm_mask = CRYPTO_ALG_ALLOCATES_MEMORY;
-	struct crypto_skcipher *tfm;
-	unsigned int i;
+	unsigned int alignmask;
 	int ret;
 
 	vc->cipher_string = kstrdup(spec, GFP_KERNEL);
@@ -216,29 +280,31 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	if (iv && (!strcmp(iv, "lmk") || !strcmp(iv, "tcw") ||
 		   !strcmp(iv, "elephant")))
 		tfm_mask |= CRYPTO_ALG_ASYNC;
-	/*
-	 * One transform per key of a multi-key table, all of one name. As
-	 * dm-crypt: no driver that allocates memory on the I/O path.
-	 */
-	vc->tfms = kcalloc(vc->tfms_count, sizeof(*vc->tfms), GFP_KERNEL);
-	if (!vc->tfms) {
-		ti->error = "Cannot allocate transforms";
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < vc->tfms_count; i++) {
-		tfm = crypto_alloc_skcipher(api, 0, tfm_mask);
-		if (IS_ERR(tfm)) {
-			ret = PTR_ERR(tfm);
-			ti->error = i ? "Error allocating crypto tfm" :
-				veil_tfm_error(cipher, mode, vc->iv_mode, ivopts);
+
+	if (vc->integrity_kind &&
+	    !strcmp(vc->integrity_kind, VEIL_INTEGRITY_AEAD)) {
+		/* An AEAD is named in the capi: format only, as in dm-crypt. */
+		if (cipher) {
+			ti->error = "Bad cipher specification";
 			goto out;
 		}
-		vc->tfms[i] = tfm;
+		ret = veil_check_aead_iv_mode(ti, iv);
+		if (ret)
+			goto out;
+		vc->tfms_count = 1;
+		ret = veil_aead_alloc(ti, vc, base, api);
+		if (ret)
+			goto out;
+		vc->iv_size = crypto_aead_ivsize(vc->aead);
+		alignmask = crypto_aead_alignmask(vc->aead);
+	} else {
+		ret = veil_alloc_skciphers(ti, vc, api, cipher, mode, ivopts,
+					   tfm_mask);
+		if (ret)
+			goto out;
+		vc->iv_size = crypto_skcipher_ivsize(vc->tfm);
+		alignmask = crypto_skcipher_alignmask(vc->tfm);
 	}
-	tfm = vc->tfms[0];
-	vc->tfm = tfm;
-	vc->iv_size = crypto_skcipher_ivsize(tfm);
 	if (!vc->iv_size) {
 		if (iv)
 			DMWARN("Selected cipher does not support IVs");
@@ -261,23 +327,25 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	ret = veil_iv_setup(vc, &ti->error);
 	if (ret)
 		goto out;
-	ret = veil_check_stream_iv(ti, vc);
+	ret = vc->aead ? veil_check_aead_iv(ti, vc) :
+			 veil_check_stream_iv(ti, vc);
 	if (ret)
 		goto out;
 	/*
 	 * CTR: the keystream depends on key and IV only (veil-keystream.c),
-	 * unless the IV generator works on the data too (tcw).
+	 * unless the IV generator works on the data too (tcw) or the IV is
+	 * known only once the read brought it (random).
 	 */
 	if (((mode && !strcmp(mode, "ctr")) || strstarts(base, "ctr(")) &&
-	    !veil_iv_uses_data(vc))
+	    !veil_iv_uses_data(vc) && vc->iv_mode != VEIL_IV_RANDOM)
 		set_bit(VEIL_CTR, &vc->flags);
 	/* A request's IV buffer has room to align to this much only. */
-	if (crypto_skcipher_alignmask(tfm) > VEIL_MAX_IV_ALIGNMASK) {
+	if (alignmask > VEIL_MAX_IV_ALIGNMASK) {
 		ti->error = "IV alignment of cipher not supported";
 		ret = -EINVAL;
 		goto out;
 	}
-	vc->iv_align = crypto_skcipher_alignmask(tfm) + 1;
+	vc->iv_align = alignmask + 1;
 	/* The IV is eboiv's output too: aligned for both transforms. */
 	if (vc->iv_tfm)
 		vc->iv_align = max(vc->iv_align,
@@ -357,6 +425,40 @@ static int veil_parse_size(struct dm_target *ti, const char *val,
 	return 0;
 }
 
+/*
+ * integrity:<bytes>:<kind>: metadata bytes per sector on a dm-integrity
+ * device below, for an AEAD's tag ("aead") or the random IV alone
+ * ("none").
+ */
+static int veil_parse_integrity(struct dm_target *ti, struct veil_c *vc,
+				const char *val)
+{
+	const char *kind = strchr(val, ':');
+	char num[16];
+	unsigned int n;
+
+	if (!kind || kind == val || kind - val >= sizeof(num))
+		goto invalid;
+	memcpy(num, val, kind - val);
+	num[kind - val] = '\0';
+	if (kstrtouint(num, 10, &n) || !n || n > VEIL_MAX_TAG_SIZE)
+		goto invalid;
+	kind++;
+	if (!strcasecmp(kind, VEIL_INTEGRITY_AEAD)) {
+		vc->integrity_kind = VEIL_INTEGRITY_AEAD;
+	} else if (!strcasecmp(kind, VEIL_INTEGRITY_NONE)) {
+		vc->integrity_kind = VEIL_INTEGRITY_NONE;
+	} else {
+		ti->error = "Unknown integrity profile";
+		return -EINVAL;
+	}
+	vc->tag_size_used = n;
+	return 0;
+invalid:
+	ti->error = "Invalid integrity arguments";
+	return -EINVAL;
+}
+
 /* "name:value" options: the value after the colon, or NULL. */
 static const char *veil_opt_value(const char *opt, const char *name)
 {
@@ -383,6 +485,19 @@ static int veil_parse_option(struct dm_target *ti, struct veil_c *vc,
 	val = veil_opt_value(opt, VEIL_OPTV_SECTOR_SIZE);
 	if (val)
 		return veil_parse_sector_size(ti, vc, val);
+	val = veil_opt_value(opt, VEIL_OPTV_INTEGRITY);
+	if (val)
+		return veil_parse_integrity(ti, vc, val);
+	val = veil_opt_value(opt, VEIL_OPTV_INTEGRITY_KEY_SIZE);
+	if (val) {
+		if (kstrtouint(val, 10, &vc->mac_key_size) ||
+		    !vc->mac_key_size || vc->mac_key_size > VEIL_MAX_KEY_SIZE) {
+			ti->error = "Invalid integrity_key_size argument";
+			return -EINVAL;
+		}
+		vc->mac_key_size_set = true;
+		return 0;
+	}
 	val = veil_opt_value(opt, VEIL_OPTV_FANOUT_CHUNK);
 	if (val)
 		return veil_parse_size(ti, val,
@@ -489,6 +604,7 @@ unsigned int veil_emit_options(struct dm_target *ti, struct veil_c *vc,
 	unsigned int sz = 0, n;
 
 	n = !!ti->num_discard_bios + (vc->sector_size != SECTOR_SIZE) +
+	    !!vc->integrity_kind + vc->mac_key_size_set +
 	    vc->iv_large_sectors +
 	    (vc->fanout_chunk != VEIL_FANOUT_CHUNK_DEFAULT) +
 	    (vc->ks_ahead_max != VEIL_KS_AHEAD_MAX_DEFAULT) +
@@ -504,6 +620,11 @@ unsigned int veil_emit_options(struct dm_target *ti, struct veil_c *vc,
 		DMEMIT(" " VEIL_OPT_ALLOW_DISCARDS);
 	veil_emit_flags(vc, veil_crypt_flag_opts,
 			ARRAY_SIZE(veil_crypt_flag_opts), result, maxlen, &sz);
+	if (vc->integrity_kind)
+		DMEMIT(" " VEIL_OPTV_INTEGRITY ":%u:%s", vc->tag_size_used,
+		       vc->integrity_kind);
+	if (vc->mac_key_size_set)
+		DMEMIT(" " VEIL_OPTV_INTEGRITY_KEY_SIZE ":%u", vc->mac_key_size);
 	if (vc->sector_size != SECTOR_SIZE)
 		DMEMIT(" " VEIL_OPTV_SECTOR_SIZE ":%u", vc->sector_size);
 	if (vc->iv_large_sectors)

@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 
 #include "dm-veil.h"
+#include "veil-integrity.h"
 #include "veil-io.h"
 #include "veil-pages.h"
 #include "veil-stats.h"
@@ -29,6 +30,7 @@ static void veil_dtr(struct dm_target *ti)
 	if (!vc)
 		return;
 	veil_io_exit(vc);
+	veil_integrity_exit(vc);
 	veil_stats_exit(vc);
 	veil_iv_exit(vc);
 	for (i = 0; vc->tfms && i < vc->tfms_count; i++)
@@ -115,6 +117,9 @@ static int veil_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 	ret = veil_io_init(ti, vc);
+	if (ret)
+		goto bad;
+	ret = veil_integrity_init(ti, vc);
 	if (ret)
 		goto bad;
 
