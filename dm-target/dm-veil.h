@@ -5,9 +5,10 @@
  * The target instance, struct veil_c, and the limits of its table line.
  * Each file's interface is in its own header (docs/design.md lists the
  * files). Calls run one way: veil-target.c calls the table, key, stats,
- * pages and io files; the data path runs veil-io.c -> veil-keystream.c ->
- * veil-bh.c, veil-helpers.c -> veil-job.c -> veil-crypt.c, veil-pages.c
- * -> veil-iv.c. Completions come back through function pointers only.
+ * pages, io and integrity files; the data path runs veil-io.c ->
+ * veil-keystream.c -> veil-bh.c, veil-helpers.c -> veil-job.c ->
+ * veil-crypt.c, veil-pages.c, veil-integrity.c -> veil-iv.c. Completions
+ * come back through function pointers only.
  */
 #ifndef DM_VEIL_H
 #define DM_VEIL_H

@@ -175,6 +175,8 @@ static int veil_window_submit(struct veil_c *vc, struct veil_window *w,
 		return 0;
 	}
 	atomic_dec(&w->inflight);
+	if (ret == -EBADMSG)
+		veil_crypt_bad_tag(r);
 	veil_window_put(vc, w, r);
 	return ret;
 }
@@ -292,12 +294,14 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 					   encrypt ? r->sg_out : r->sg_in,
 					   vc->sector_size, iv);
 	}
-	if (w)
+	/* A window reports a bad tag itself: @r may be back in the pool. */
+	if (w) {
 		ret = veil_window_submit(vc, w, r, encrypt, drain);
-	else
+	} else {
 		ret = veil_req_start(vc, r, encrypt, 0, async_done, io);
-	if (ret == -EBADMSG)
-		veil_crypt_bad_tag(r);
+		if (ret == -EBADMSG)
+			veil_crypt_bad_tag(r);
+	}
 	/*
 	 * Their transforms are synchronous: the cipher is done here, and a
 	 * window never went past its own request, so @r is still ours. A

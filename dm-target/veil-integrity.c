@@ -13,7 +13,7 @@
  * before the read decrypts. The layout is dm-crypt's, so either target
  * reads what the other wrote.
  *
- * The buffer comes from kmalloc without waiting, else from a mempool of
+ * The buffer comes from kmalloc without retries, else from a mempool of
  * VEIL_TAG_POOL_BYTES buffers, and the bio is cut to what one of those
  * holds: the I/O path never waits for memory but for a buffer that a
  * completing bio gives back. The payloads come from the pool of the
@@ -226,19 +226,23 @@ static unsigned int veil_tags_len(const struct veil_c *vc, unsigned int bytes)
  * @bio: the bio, in veil_map(); cut to what a pool buffer holds when
  *	kmalloc has no buffer for all of it.
  *
- * Context: veil_map(); may wait for a pool buffer.
+ * Context: veil_map(); may reclaim memory without I/O, and wait for a pool
+ * buffer.
  */
 void veil_integrity_map(struct veil_io *io, struct bio *bio)
 {
 	struct veil_c *vc = io->vc;
 	unsigned int sectors;
+	size_t len;
 
 	io->tags = NULL;
 	io->tags_from_pool = false;
 	if (!vc->tuple_size)
 		return;
-	io->tags = kmalloc(veil_tags_len(vc, bio->bi_iter.bi_size),
-			   GFP_NOWAIT | __GFP_NOMEMALLOC | __GFP_NOWARN);
+	len = veil_tags_len(vc, bio->bi_iter.bi_size);
+	if (len <= KMALLOC_MAX_SIZE)
+		io->tags = kmalloc(len, GFP_NOIO | __GFP_NORETRY |
+				   __GFP_NOMEMALLOC | __GFP_NOWARN);
 	if (io->tags)
 		return;
 
@@ -273,6 +277,8 @@ int veil_integrity_attach(struct veil_io *io, struct bio *bio)
 	if (bio_integrity_add_page(bio, virt_to_page(io->tags), len,
 				   offset_in_page(io->tags)) != len)
 		return -ENOMEM;
+	/* 6.1's add_page leaves the size to the caller; 6.12's sets it. */
+	bip->bip_iter.bi_size = len;
 	return 0;
 }
 

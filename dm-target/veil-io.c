@@ -31,7 +31,7 @@
  * metadata: a write's ciphertext bio, and for a read a clone of the bio
  * from the target's bioset, whose pool has room for the metadata's
  * payload (dm's own bio would need a kmalloc for it). The clone's
- * completion is the read's.
+ * completion is the read's, and puts the clone.
  *
  * With an async cipher driver, a write's encryption in veil_map() waits
  * for the driver (a window of requests at a time, veil-crypt.c), so the
@@ -150,16 +150,20 @@ static void veil_read_bh(struct veil_io *io)
 static void veil_read_end_io(struct bio *bio)
 {
 	struct veil_io *io = bio->bi_private;
+	blk_status_t status = bio->bi_status;
 	struct veil_c *vc = io->vc;
 
-	if (bio != io->base)
-		io->base->bi_status = bio->bi_status;
+	/* The clone has brought the data and the metadata: done with it. */
+	if (bio != io->base) {
+		io->base->bi_status = status;
+		bio_put(bio);
+	}
 
 	if (io->kind == VEIL_JOB_KEYSTREAM) {
-		veil_ks_read_done(io, bio->bi_status);
+		veil_ks_read_done(io, status);
 		return;
 	}
-	if (bio->bi_status) {
+	if (status) {
 		/* Nothing to decrypt: the job ends at once, with the error. */
 		veil_job_plan(io, VEIL_JOB_READ, false);
 		io->error = true;
@@ -205,7 +209,6 @@ static int veil_map_read_tagged(struct veil_io *io)
 		veil_integrity_free(io);
 		return DM_MAPIO_KILL;
 	}
-	io->out = clone;
 	dm_submit_bio_remap(io->base, clone);
 	return DM_MAPIO_SUBMITTED;
 }

@@ -183,9 +183,6 @@ static void veil_job_finish(struct veil_io *io)
 	}
 
 	veil_pages_put_keystream(io);
-	/* A read with metadata went down as a clone: it has done its part. */
-	if (io->out)
-		bio_put(io->out);
 	veil_integrity_free(io);
 	if (io->error && !bio->bi_status)
 		bio->bi_status = io->bad_tag ? BLK_STS_PROTECTION :

@@ -28,8 +28,7 @@
  * @submitter: the task that mapped @base; compared, never dereferenced.
  * @orig_end_io: read: @base's completion, restored when the read is done.
  * @orig_private: read: @base's bi_private, restored with @orig_end_io.
- * @out: write: the ciphertext bio; read with metadata: the clone that
- *	carries it.
+ * @out: write: the ciphertext bio.
  * @tags: the metadata tuples of the bio's sectors (veil-integrity.c), or
  *	NULL when the target keeps none.
  * @tags_from_pool: @tags came from vc->tag_pool.

@@ -286,6 +286,7 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 		/* An AEAD is named in the capi: format only, as in dm-crypt. */
 		if (cipher) {
 			ti->error = "Bad cipher specification";
+			ret = -EINVAL;
 			goto out;
 		}
 		ret = veil_check_aead_iv_mode(ti, iv);

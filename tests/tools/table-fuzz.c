@@ -353,8 +353,11 @@ static const char * const flag_features[] = {
 };
 
 #define NFLAGS ARRAY_SIZE(flag_features)
-/* The options with a value: sector_size, fanout_chunk, keystream_ahead_max. */
-#define NVALUED 3
+/*
+ * The options with a value: sector_size, fanout_chunk, keystream_ahead_max,
+ * integrity, integrity_key_size.
+ */
+#define NVALUED 5
 _Static_assert(NFLAGS + NVALUED == VEIL_MAX_OPTS,
 	       "a table option of veil-options.h is missing here");
 
@@ -364,6 +367,8 @@ static const char * const junk_tokens[] = {
 	"sector_size:", "sector_size:4096", "sector_size:512:1", "sector_size",
 	"fanout_chunk:", "fanout_chunk:4096", "keystream_ahead_max:",
 	"keystream_ahead_max:1048576", "no_fanout", "iv_large_sectors",
+	"integrity:", "integrity:28:aead", "integrity:0:none", "integrity:481:none",
+	"integrity:16:", "integrity_key_size:", "integrity_key_size:0",
 	"same_cpu_crypt", "no_keystream_ahead", "no_fanout_please",
 	KEYRING_KEY, ":32:user:veiltest:fuzz", "7:0", "0:0", "/dev/null",
 	"/dev/loop0", "/dev/mapper/control", "/dev/mapper/" DEV_NAME,
@@ -455,8 +460,16 @@ static void gen_seed(const struct env *e, struct toks *tk, uint64_t *len)
 			f = xasprintf(VEIL_OPTV_SECTOR_SIZE ":%u", unit * 512);
 		} else if (k == NFLAGS + 1) {
 			f = pow2_value(VEIL_OPTV_FANOUT_CHUNK);
-		} else {
+		} else if (k == NFLAGS + 2) {
 			f = pow2_value(VEIL_OPTV_KS_AHEAD_MAX);
+		} else if (k == NFLAGS + 3) {
+			/* No dm-integrity below: refused unless "none". */
+			f = xasprintf(VEIL_OPTV_INTEGRITY ":%u:%s", 1 + rnd(480),
+				      chance(50) ? VEIL_INTEGRITY_NONE :
+						   VEIL_INTEGRITY_AEAD);
+		} else {
+			f = xasprintf(VEIL_OPTV_INTEGRITY_KEY_SIZE ":%u",
+				      1 + rnd(64));
 		}
 		if (chance(5)) {
 			char *p;

@@ -1,0 +1,200 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Authenticated encryption and random IVs over dm-integrity, with dm-crypt:
+#   (a) the stacks cryptsetup makes for LUKS2 --integrity (hmac-sha256
+#       under aes-xts-plain64, and aes-gcm-random with aead; journal and
+#       --integrity-no-journal; 512- and 4096-byte sectors): cryptsetup's
+#       dm-crypt layer is swapped for veil with the same table line; veil
+#       reads what dm-crypt wrote and the reverse, so data, tags and stored
+#       IVs are dm-crypt's; the table prints back as dm-crypt's;
+#   (b) dm-integrity made by hand with dmsetup (external tags, no other
+#       options; journal and direct mode) under capi:gcm(aes)-random
+#       integrity:28:aead, under authenc, and under a random IV alone
+#       (capi:xts(aes)-random integrity:16:none): the same both ways,
+#       every 1 MiB O_DIRECT write finishing; and bitmap mode, which
+#       dm-integrity allows only with its own hash, under aes-xts-plain64;
+#   (c) a wrong key: reads fail with EILSEQ through veil as through
+#       dm-crypt, and the log names the sector; unwritten sectors fail
+#       the same way;
+#   (d) table lines both refuse (no metadata below, a tag size the device
+#       does not have, an AEAD in the old format, an unknown kind), and
+#       the one veil alone refuses: a stream AEAD whose IV is not random.
+. "$(dirname "$0")/../lib.sh"
+requires root
+requires module dm_crypt dm_integrity loop
+requires cmd cryptsetup
+veil_load
+udev_off
+
+MIB=$((1024 * 1024))
+plaintext "$WORK/a" "$MIB"
+plaintext "$WORK/b" "$MIB"
+head -c 32 /dev/urandom > "$WORK/pass"
+
+# kmsg_wait REGEX: a kernel message since kmsg_mark matches REGEX, within
+# 10 s (the runner's copy of the log may lag a little)
+kmsg_wait() {
+	local i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		kmsg_since | grep -q "$1" && return 0
+		sleep 1
+	done
+	return 1
+}
+
+# put FILE DEV: FILE at 1 MiB of DEV in one O_DIRECT write; a write that
+# has not finished after 120 s fails the test (a stalled stack)
+put() {
+	timeout 120 dd if="$1" of="$2" bs=1M seek=1 oflag=direct conv=notrunc \
+		status=none || fail "$3: a 1 MiB O_DIRECT write did not finish"
+}
+# has FILE DEV: DEV holds FILE at 1 MiB
+has() { same_data "$1" "$2" "$MIB"; }
+
+# swap_both NAME TABLE WHAT: NAME runs TABLE (a crypt line) and holds
+# $WORK/a; the veil line of TABLE reads it, writes $WORK/b, and the crypt
+# line reads that back. NAME runs the crypt line again on return.
+swap_both() {
+	local name=$1 crypt=$2 what=$3 veil shown
+	veil=${crypt/ crypt / veil }
+	dm_remove "$name"
+	dm_create "$name" "$veil"
+	shown=$(dmsetup table --showkeys "$name")
+	[ "$shown" = "$veil" ] || fail "$what: veil prints its table as '$shown', dm-crypt as '$crypt'"
+	has "$WORK/a" "/dev/mapper/$name" || fail "$what: written by dm-crypt, veil reads other data"
+	put "$WORK/b" "/dev/mapper/$name" "$what (veil)"
+	dm_remove "$name"
+	dm_create "$name" "$crypt"
+	has "$WORK/b" "/dev/mapper/$name" || fail "$what: written by veil, dm-crypt reads other data"
+	echo "ok: $what"
+}
+
+# wrong_key NAME TABLE WHAT: NAME's table with another key (of the same
+# length) fails every read of written data with EILSEQ, for both targets
+wrong_key() {
+	local name=$1 table=$2 what=$3 key bad target t out
+	key=$(echo "$table" | awk '{print $5}')
+	bad=$(randhex $((${#key} / 2)))
+	dm_remove "$name"
+	for target in crypt veil; do
+		t=${table/ crypt / $target }
+		t=${t/ $key / $bad }
+		dm_create "$name" "$t"
+		kmsg_mark
+		if out=$(dd if="/dev/mapper/$name" of=/dev/null bs=64k count=1 skip=16 \
+			iflag=direct status=none 2>&1); then
+			fail "$what: $target reads under a wrong key"
+		fi
+		case "$out" in *"multibyte"*|*"Invalid or incomplete"*) ;;
+		*) fail "$what: $target's read under a wrong key failed with '$out', not EILSEQ" ;; esac
+		kmsg_wait "$target: .*INTEGRITY AEAD ERROR, sector" ||
+			fail "$what: $target logged no integrity error"
+		dm_remove "$name"
+	done
+	echo "ok: $what: a wrong key fails every read, for both"
+}
+
+info "(a) the stacks of cryptsetup luksFormat --integrity"
+for sector in 512 4096; do
+	for spec in "aes-xts-plain64 hmac-sha256" "aes-gcm-random aead"; do
+		set -- $spec
+		mkloop 48M
+		cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 \
+			--pbkdf-force-iterations 1000 --key-file "$WORK/pass" \
+			--cipher "$1" --integrity "$2" --integrity-no-wipe \
+			--sector-size "$sector" "$LOOP"
+		for journal in "" --integrity-no-journal; do
+			what="luks2 --cipher $1 --integrity $2 ${journal:+$journal }sector $sector"
+			_devs+=(vt-luks_dif vt-luks)
+			cryptsetup open --disable-keyring --key-file "$WORK/pass" \
+				$journal "$LOOP" vt-luks
+			table=$(dmsetup table --showkeys vt-luks)
+			put "$WORK/a" /dev/mapper/vt-luks "$what (dm-crypt)"
+			swap_both vt-luks "$table" "$what"
+			[ -n "$journal" ] || wrong_key vt-luks "$table" "$what"
+			# Made again by dmsetup, without cryptsetup's UUID:
+			# cryptsetup close would not know the stack.
+			dm_remove vt-luks 2>/dev/null || true
+			dm_remove vt-luks_dif
+		done
+	done
+done
+
+# integrity NAME DEV TAG MODE SECTOR [HASH]: dm-integrity by hand, whole
+# device, external tags (without HASH, its internal hash); dm-integrity
+# formats it on first load. Its length goes to INT_LEN.
+integrity() {
+	local opts=() len
+	[ "$5" = 512 ] || opts+=("block_size:$5")
+	[ -z "${6:-}" ] || opts+=("internal_hash:$6")
+	opts="${#opts[@]} ${opts[*]}"
+	dm_create "$1" "0 8 integrity $2 0 $3 $4 $opts"
+	len=$(dmsetup status "$1" | awk '{print $5}')
+	dmsetup reload "$1" --table "0 $len integrity $2 0 $3 $4 $opts"
+	dmsetup resume "$1"
+	INT_LEN=$len
+}
+
+info "(b) dm-integrity by hand"
+# MODE SECTOR TAG SPEC KEYBYTES KIND: KIND "-" is dm-integrity's own hash
+# (crc32c) below a cipher without integrity
+for shape in "J 512 28 capi:gcm(aes)-random 32 aead" \
+	     "D 512 28 capi:gcm(aes)-random 32 aead" \
+	     "D 4096 28 capi:gcm(aes)-random 32 aead" \
+	     "J 512 16 capi:xts(aes)-random 64 none" \
+	     "D 4096 48 capi:authenc(hmac(sha256),xts(aes))-random 96 aead" \
+	     "B 512 4 aes-xts-plain64 64 -"; do
+	set -- $shape
+	mkloop 64M
+	unset feat
+	feat=()
+	if [ "$6" = - ]; then
+		integrity vt-int "$LOOP" "$3" "$1" "$2" crc32c
+	else
+		integrity vt-int "$LOOP" "$3" "$1" "$2"
+		feat+=("integrity:$3:$6")
+	fi
+	[ "$2" = 512 ] || feat+=("sector_size:$2")
+	table="0 $INT_LEN crypt $4 $(randhex "$5") 0 $(majmin /dev/mapper/vt-int) 0"
+	[ "${#feat[@]}" = 0 ] || table+=" ${#feat[@]} ${feat[*]}"
+	what="mode $1, sector $2, $4 integrity:$3:$6"
+	dm_create vt-hand "$table"
+	put "$WORK/a" /dev/mapper/vt-hand "$what (dm-crypt)"
+	swap_both vt-hand "$table" "$what"
+	dm_remove vt-hand
+	if [ "$6" = aead ]; then
+		# Never written: no tag matches.
+		dm_create vt-hand "${table/ crypt / veil }"
+		expect_fail dd if=/dev/mapper/vt-hand of=/dev/null bs=4k count=1 skip=1000 iflag=direct
+		dm_remove vt-hand
+	fi
+	dm_remove vt-int
+done
+
+info "(d) table lines"
+kmsg_mark
+mkloop 64M
+integrity vt-int "$LOOP" 28 D 512
+int=$(majmin /dev/mapper/vt-int)
+# refused SPEC KEYBYTES DEV FEATURES WHO: WHO (both, or veil) refuses it
+refused() {
+	local target
+	for target in veil crypt; do
+		if dmsetup create vt-refused --table "0 2048 $target $1 $(randhex "$2") 0 $3 0 $4" 2>/dev/null; then
+			dmsetup remove vt-refused
+			[ "$target" = crypt ] && [ "$5" = veil ] && continue
+			fail "$target takes $1 $4 on $3"
+		fi
+	done
+	echo "ok: $1 $4 on $3 refused by $5"
+}
+refused "capi:gcm(aes)-random" 32 "$LOOP" "1 integrity:28:aead" both
+refused "aes-xts-random" 64 "$LOOP" "" both
+refused "capi:gcm(aes)-random" 32 "$int" "1 integrity:32:aead" both
+refused "capi:gcm(aes)-random" 32 "$int" "1 integrity:28:hmac" both
+refused "aes-gcm-random" 32 "$int" "1 integrity:28:aead" both
+refused "capi:gcm(aes)-plain64" 32 "$int" "1 integrity:16:aead" veil
+kmsg_wait "veil: AEAD stream cipher needs the random IV" ||
+	fail "no message for a stream AEAD without the random IV"
+
+[ -z "$(kmsg_bad)" ] || fail "kernel log: $(kmsg_bad)"
