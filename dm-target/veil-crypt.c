@@ -100,8 +100,10 @@ static void veil_window_put(struct veil_c *vc, struct veil_window *w,
  */
 void veil_crypt_bad_tag(const struct veil_req *r)
 {
-	DMERR_LIMIT("%pg: INTEGRITY AEAD ERROR, sector %llu",
-		    r->vc->dev->bdev, le64_to_cpu(r->ad_sector));
+	/* As dm-crypt: a read is read again first, and the second tells. */
+	if (r->io->recheck)
+		DMERR_LIMIT("%pg: INTEGRITY AEAD ERROR, sector %llu",
+			    r->io->base->bi_bdev, le64_to_cpu(r->ad_sector));
 }
 
 /* A request of a window finished asynchronously. */
@@ -355,7 +357,8 @@ static void veil_out_sg(struct veil_io *io, enum veil_job_kind kind,
  *	and a sector the driver completes later ends in @async_done (with
  *	@io as its data), which counts it and goes on with the chunk.
  *
- * Writes encrypt the bio's data into @io->out, reads decrypt it in place,
+ * Writes encrypt the bio's data into @io->out, reads decrypt @io->src's in
+ * place,
  * keystream chunks encrypt zeros into @io->ks_pages.
  *
  * Return: 0; -EINPROGRESS (only with @async_done) when a sector completes later
@@ -385,7 +388,7 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 	int ret = 0, wret;
 
 	if (kind != VEIL_JOB_KEYSTREAM)
-		bio_advance_iter(io->base, &iter, off + pos);
+		bio_advance_iter(io->src, &iter, off + pos);
 	this_cpu_inc(vc->stats->chunks);
 	if (!atomic) {
 		veil_window_init(vc, &window, r);
@@ -395,12 +398,13 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 	for (; pos < len; pos += step) {
 		if (w)
 			q = veil_window_req(vc, w);
+		q->io = io;
 		sg_init_table(q->sg_in, 1);
 		sg_init_table(q->sg_out, 1);
 		if (kind == VEIL_JOB_KEYSTREAM) {
 			sg_set_page(q->sg_in, ZERO_PAGE(0), vc->sector_size, 0);
 		} else {
-			in = bio_iter_iovec(io->base, iter);
+			in = bio_iter_iovec(io->src, iter);
 			/* dma_alignment keeps sectors whole within a page. */
 			if (unlikely(in.bv_len < vc->sector_size)) {
 				if (w)
@@ -410,7 +414,7 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 			}
 			sg_set_page(q->sg_in, in.bv_page, vc->sector_size,
 				    in.bv_offset);
-			bio_advance_iter_single(io->base, &iter, vc->sector_size);
+			bio_advance_iter_single(io->src, &iter, vc->sector_size);
 		}
 		if (kind != VEIL_JOB_READ)
 			veil_out_sg(io, kind, off + pos, q->sg_out);

@@ -47,6 +47,7 @@ struct veil_window;
 /**
  * struct veil_req - a cipher request with what it points to
  * @vc: the target (a request from its pool goes back there).
+ * @io: the job whose sector the request is working on.
  * @window: the sleeping context's requests in flight (veil-crypt.c).
  * @sg_in: source of the request: the sector's data, or for an AEAD the
  *	associated data, the data and the tag.
@@ -66,6 +67,7 @@ struct veil_window;
  */
 struct veil_req {
 	struct veil_c *vc;
+	struct veil_io *io;
 	struct veil_window *window;
 	struct scatterlist sg_in[VEIL_AEAD_SG];
 	struct scatterlist sg_out[VEIL_AEAD_SG];

@@ -31,7 +31,11 @@
  * metadata: a write's ciphertext bio, and for a read a clone of the bio
  * from the target's bioset, whose pool has room for the metadata's
  * payload (dm's own bio would need a kmalloc for it). The clone's
- * completion is the read's, and puts the clone.
+ * completion is the read's, and puts the clone. A read whose tags do not
+ * all match is read again, as dm-crypt does, into pages of the target's
+ * own (the page-wait queue waits for them), decrypted there and copied
+ * to the reader's buffer: a reader that changed its buffer during the
+ * read, or read two sectors into one buffer, failed only the first time.
  *
  * With an async cipher driver, a write's encryption in veil_map() waits
  * for the driver (a window of requests at a time, veil-crypt.c), so the
@@ -156,7 +160,8 @@ static void veil_read_end_io(struct bio *bio)
 	/* The clone has brought the data and the metadata: done with it. */
 	if (bio != io->base) {
 		io->base->bi_status = status;
-		bio_put(bio);
+		if (!io->recheck)
+			bio_put(bio);
 	}
 
 	if (io->kind == VEIL_JOB_KEYSTREAM) {
@@ -192,6 +197,47 @@ static void veil_read_end_io(struct bio *bio)
 	queue_work(vc->crypt_wq, &io->work);
 }
 
+/* Read again into pages of the target's own (the page-wait queue). */
+static void veil_recheck_work(struct work_struct *work)
+{
+	struct veil_io *io = container_of(work, struct veil_io, work);
+	struct veil_c *vc = io->vc;
+	struct bio *pages = veil_pages_alloc(io, true);
+
+	pages->bi_iter.bi_sector = vc->start + io->sector;
+	pages->bi_end_io = veil_read_end_io;
+	pages->bi_private = io;
+	io->out = pages;
+	io->src = pages;
+	io->iter = pages->bi_iter;
+	if (veil_integrity_attach(io, pages)) {
+		pages->bi_status = BLK_STS_RESOURCE;
+		bio_endio(pages);
+		return;
+	}
+	submit_bio_noacct(pages);
+}
+
+/*
+ * The job of a read with metadata is done: read it again once if a tag
+ * did not match; after that, copy what the second read decrypted.
+ */
+static void veil_end_tagged_read(struct veil_io *io)
+{
+	if (io->bad_tag && !io->recheck) {
+		io->recheck = true;
+		INIT_WORK(&io->work, veil_recheck_work);
+		queue_work(io->vc->page_wait_wq, &io->work);
+		return;
+	}
+	if (io->recheck) {
+		if (!io->error)
+			bio_copy_data(io->base, io->out);
+		veil_pages_free(io->vc, io->out);
+	}
+	veil_job_end_read(io);
+}
+
 /* A read with metadata: its clone goes down, and completes the read. */
 static int veil_map_read_tagged(struct veil_io *io)
 {
@@ -204,6 +250,7 @@ static int veil_map_read_tagged(struct veil_io *io)
 	clone->bi_iter.bi_sector = vc->start + io->sector;
 	clone->bi_end_io = veil_read_end_io;
 	clone->bi_private = io;
+	io->end_read = veil_end_tagged_read;
 	if (veil_integrity_attach(io, clone)) {
 		bio_put(clone);
 		veil_integrity_free(io);
@@ -241,9 +288,10 @@ static int veil_map_read(struct veil_io *io)
  * veil_io_map() - start a read or write through the cipher
  * @vc: the target.
  * @bio: a data bio, not empty, aligned to and a multiple of the encryption
- *	sector; a write is at most BIO_MAX_VECS pages' worth of bytes
- *	(veil_map() splits larger ones), a read any size. Over dm-integrity
- *	the bio may be cut here to what a metadata buffer holds.
+ *	sector; a write, and any bio over dm-integrity, is at most
+ *	BIO_MAX_VECS pages' worth of bytes (veil_map() splits larger ones),
+ *	another read any size. Over dm-integrity the bio may be cut here to
+ *	what a metadata buffer holds.
  * @sector: target-relative first sector of @bio.
  *
  * Return: DM_MAPIO_REMAPPED for reads (dm submits the bio; decryption
@@ -255,6 +303,9 @@ int veil_io_map(struct veil_c *vc, struct bio *bio, sector_t sector)
 
 	io->vc = vc;
 	io->base = bio;
+	io->src = bio;
+	io->recheck = false;
+	io->end_read = NULL;
 	io->out = NULL;
 	io->ks_pages = NULL;
 	veil_integrity_map(io, bio);

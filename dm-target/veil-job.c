@@ -183,6 +183,20 @@ static void veil_job_finish(struct veil_io *io)
 	}
 
 	veil_pages_put_keystream(io);
+	if (io->end_read)
+		io->end_read(io);
+	else
+		veil_job_end_read(io);
+}
+
+/**
+ * veil_job_end_read() - end a read whose job is done
+ * @io: the read; its data is decrypted unless @io->error.
+ */
+void veil_job_end_read(struct veil_io *io)
+{
+	struct bio *bio = io->base;
+
 	veil_integrity_free(io);
 	if (io->error && !bio->bi_status)
 		bio->bi_status = io->bad_tag ? BLK_STS_PROTECTION :

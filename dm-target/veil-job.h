@@ -23,7 +23,9 @@
  * struct veil_io - per-bio state, in the bio's dm per-bio data
  * @vc: the target.
  * @base: the bio dm handed to veil_map().
- * @iter: @base's data as it was at map time.
+ * @src: the bio whose data the chunks work on: @base, or for a read over
+ *	dm-integrity read again, its pages (@out).
+ * @iter: @src's data as it was when the job started.
  * @sector: target-relative sector of @base, in 512-byte sectors.
  * @submitter: the task that mapped @base; compared, never dereferenced.
  * @orig_end_io: read: @base's completion, restored when the read is done.
@@ -45,6 +47,10 @@
  * @error: a cipher call or the device read failed; later chunks are skipped.
  * @bad_tag: an AEAD sector's tag did not match: the bio ends with
  *	BLK_STS_PROTECTION.
+ * @recheck: a read over dm-integrity is being read again into pages of
+ *	its own, after a tag did not match.
+ * @end_read: a read's last step, called by its job's last put instead of
+ *	ending it (veil_job_end_read() ends it); NULL to end it at once.
  * @read_done: keystream job: the device read completed.
  * @ks_ready: keystream job: chunks whose keystream awaits the XOR.
  * @work: the job's runner when it runs from a queue.
@@ -58,6 +64,7 @@
 struct veil_io {
 	struct veil_c *vc;
 	struct bio *base;
+	struct bio *src;
 	struct bvec_iter iter;
 	sector_t sector;
 	struct task_struct *submitter;
@@ -77,6 +84,8 @@ struct veil_io {
 	bool listed;
 	bool error;
 	bool bad_tag;
+	bool recheck;
+	void (*end_read)(struct veil_io *io);
 	bool read_done;
 	DECLARE_BITMAP(ks_ready, VEIL_KS_MAX_CHUNKS);
 
@@ -127,5 +136,6 @@ bool veil_job_help(struct veil_c *vc, struct veil_req *r);
 void veil_job_run(struct veil_io *io, enum veil_where where, bool atomic);
 bool veil_job_read_in(struct veil_io *io, blk_status_t status, bool *hit);
 void veil_job_sweep(struct veil_io *io);
+void veil_job_end_read(struct veil_io *io);
 
 #endif /* DM_VEIL_JOB_H */

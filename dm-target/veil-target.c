@@ -159,8 +159,11 @@ static int veil_map(struct dm_target *ti, struct bio *bio)
 	if (unlikely(!READ_ONCE(vc->key.valid)))
 		return DM_MAPIO_KILL;
 
-	/* A write's ciphertext must fit in one bio of pool pages. */
-	if (bio_data_dir(bio) == WRITE &&
+	/*
+	 * A write's ciphertext must fit in one bio of pool pages, and so must
+	 * a read over dm-integrity, which may be read again into such pages.
+	 */
+	if ((bio_data_dir(bio) == WRITE || vc->tuple_size) &&
 	    bio->bi_iter.bi_size > (BIO_MAX_VECS << PAGE_SHIFT))
 		dm_accept_partial_bio(bio, (BIO_MAX_VECS << PAGE_SHIFT) >>
 				      SECTOR_SHIFT);

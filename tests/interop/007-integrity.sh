@@ -15,7 +15,10 @@
 #       dm-integrity allows only with its own hash, under aes-xts-plain64;
 #   (c) a wrong key: reads fail with EILSEQ through veil as through
 #       dm-crypt, and the log names the sector; unwritten sectors fail
-#       the same way;
+#       the same way; one O_DIRECT read of two 4 KiB blocks into one
+#       buffer (the second block's ciphertext lands over the first's
+#       before either is decrypted) succeeds through both, as a read
+#       whose tags fail is read again into the target's own pages;
 #   (d) table lines both refuse (no metadata below, a tag size the device
 #       does not have, an AEAD in the old format, an unknown kind), and
 #       the one veil alone refuses: a stream AEAD whose IV is not random.
@@ -69,6 +72,31 @@ swap_both() {
 	echo "ok: $what"
 }
 
+# shared_buffer NAME TABLE WHAT: NAME (running TABLE, which holds $WORK/b at
+# 1 MiB) takes a read of the blocks at 1 MiB and 1 MiB + 4 KiB into one
+# 4 KiB buffer, for both targets, and the buffer ends with the second
+# block's plaintext
+shared_buffer() {
+	local name=$1 table=$2 what=$3 target
+	dd if="$WORK/b" of="$WORK/second" bs=4k skip=1 count=1 status=none
+	for target in crypt veil; do
+		dm_remove "$name"
+		dm_create "$name" "${table/ crypt / $target }"
+		python3 - "/dev/mapper/$name" "$WORK/second" <<'PY' ||
+import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
+buf = mmap.mmap(-1, 4096)
+n = os.preadv(fd, [buf, buf], 1 << 20)
+want = open(sys.argv[2], "rb").read()
+sys.exit(0 if n == 8192 and buf[:] == want else 1)
+PY
+			fail "$what: $target fails a read of two blocks into one buffer"
+	done
+	dm_remove "$name"
+	dm_create "$name" "$table"
+	echo "ok: $what: two blocks read into one buffer, for both"
+}
+
 # wrong_key NAME TABLE WHAT: NAME's table with another key (of the same
 # length) fails every read of written data with EILSEQ, for both targets
 wrong_key() {
@@ -111,6 +139,7 @@ for sector in 512 4096; do
 			table=$(dmsetup table --showkeys vt-luks)
 			put "$WORK/a" /dev/mapper/vt-luks "$what (dm-crypt)"
 			swap_both vt-luks "$table" "$what"
+			[ -n "$journal" ] || shared_buffer vt-luks "$table" "$what"
 			[ -n "$journal" ] || wrong_key vt-luks "$table" "$what"
 			# Made again by dmsetup, without cryptsetup's UUID:
 			# cryptsetup close would not know the stack.
