@@ -103,7 +103,7 @@ void veil_crypt_bad_tag(const struct veil_req *r)
 	/* As dm-crypt: a read is read again first, and the second tells. */
 	if (r->io->recheck)
 		DMERR_LIMIT("%pg: INTEGRITY AEAD ERROR, sector %llu",
-			    r->io->base->bi_bdev, le64_to_cpu(r->ad_sector));
+			    r->vc->dev->bdev, le64_to_cpu(r->ad_sector));
 }
 
 /* A request of a window finished asynchronously. */

@@ -259,7 +259,7 @@ void veil_integrity_map(struct veil_io *io, struct bio *bio)
  * veil_integrity_attach() - attach a bio's metadata buffer as its payload
  * @io: the bio's state, with its metadata buffer.
  * @bio: the bio that goes to the device: a write's ciphertext, a read's
- *	clone.
+ *	clone, or the pages a read is read again into.
  *
  * Context: process; may wait for the bioset's payload pool.
  * Return: 0 or -ENOMEM.

@@ -52,7 +52,10 @@
  * - helper_wq (as crypt_wq): helpers; waits for the cipher and for
  *   submit_bio, as crypt_wq.
  * - page_wait_wq (WQ_MEM_RECLAIM, ordered): writes that wait for pages,
- *   one at a time; pages come back from the device's write completions.
+ *   and reads over dm-integrity read again into pages, one at a time;
+ *   pages come back from the device's write completions and from reads
+ *   read again once they are decrypted (on crypt_wq or in a completion,
+ *   never on this queue).
  * No item waits for another item of any veil queue, and no bio waits for
  * an item to be scheduled on a given CPU.
  */
@@ -205,13 +208,15 @@ static void veil_recheck_work(struct work_struct *work)
 	struct bio *pages = veil_pages_alloc(io, true);
 
 	pages->bi_iter.bi_sector = vc->start + io->sector;
+	pages->bi_ioprio = io->base->bi_ioprio;
 	pages->bi_end_io = veil_read_end_io;
 	pages->bi_private = io;
 	io->out = pages;
 	io->src = pages;
 	io->iter = pages->bi_iter;
+	/* No second read: the read fails as the first one did. */
 	if (veil_integrity_attach(io, pages)) {
-		pages->bi_status = BLK_STS_RESOURCE;
+		pages->bi_status = BLK_STS_PROTECTION;
 		bio_endio(pages);
 		return;
 	}
@@ -231,8 +236,12 @@ static void veil_end_tagged_read(struct veil_io *io)
 		return;
 	}
 	if (io->recheck) {
+		/* The layers below may have split or used up its iterator. */
+		io->out->bi_iter = io->iter;
 		if (!io->error)
 			bio_copy_data(io->base, io->out);
+		/* The stash holds no plaintext (veil-pages.c). */
+		zero_fill_bio(io->out);
 		veil_pages_free(io->vc, io->out);
 	}
 	veil_job_end_read(io);

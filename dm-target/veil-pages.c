@@ -37,7 +37,8 @@
  *   (Debian's kernels set init_on_alloc), 1 MiB of memset per 1 MiB write,
  *   which a page whose old ciphertext or keystream is overwritten anyway
  *   does not need. Only this target's ciphertext and keystream sit in its
- *   stash, a bio carries only the bytes the cipher wrote, and the stash is
+ *   stash (a read's pages read again are zeroed before they go back),
+ *   a bio carries only the bytes the cipher wrote, and the stash is
  *   freed on suspend. Keystream takes from the stash or the allocator,
  *   never the reserve.
  * - The mempool's functions take the stash's lock with interrupts off:
@@ -307,8 +308,9 @@ static struct bio *veil_pages_fill(struct veil_io *io, unsigned int nr,
 }
 
 /**
- * veil_pages_alloc() - a bio with pages for a write's ciphertext
- * @io: the write.
+ * veil_pages_alloc() - a bio with pages for a write's ciphertext, or for
+ *	a read over dm-integrity read again
+ * @io: the write or read.
  * @may_wait: wait for pages (process context, GFP_NOIO); never fails then.
  *
  * Return: the bio, or NULL when @may_wait is false and pages are short.

@@ -15,10 +15,10 @@
 #       dm-integrity allows only with its own hash, under aes-xts-plain64;
 #   (c) a wrong key: reads fail with EILSEQ through veil as through
 #       dm-crypt, and the log names the sector; unwritten sectors fail
-#       the same way; one O_DIRECT read of two 4 KiB blocks into one
-#       buffer (the second block's ciphertext lands over the first's
-#       before either is decrypted) succeeds through both, as a read
-#       whose tags fail is read again into the target's own pages;
+#       the same way; one O_DIRECT read of three 4 KiB blocks, the first
+#       two into one buffer (the second block's ciphertext lands over the
+#       first's before either is decrypted), succeeds through both, as a
+#       read whose tags fail is read again into the target's own pages;
 #   (d) table lines both refuse (no metadata below, a tag size the device
 #       does not have, an AEAD in the old format, an unknown kind), and
 #       the one veil alone refuses: a stream AEAD whose IV is not random.
@@ -73,22 +73,23 @@ swap_both() {
 }
 
 # shared_buffer NAME TABLE WHAT: NAME (running TABLE, which holds $WORK/b at
-# 1 MiB) takes a read of the blocks at 1 MiB and 1 MiB + 4 KiB into one
-# 4 KiB buffer, for both targets, and the buffer ends with the second
-# block's plaintext
+# 1 MiB) takes one read of the three blocks at 1 MiB, the first two into
+# one 4 KiB buffer, the third into another, for both targets: the first
+# buffer ends with the second block's plaintext, the other with the third
 shared_buffer() {
 	local name=$1 table=$2 what=$3 target
-	dd if="$WORK/b" of="$WORK/second" bs=4k skip=1 count=1 status=none
 	for target in crypt veil; do
 		dm_remove "$name"
 		dm_create "$name" "${table/ crypt / $target }"
-		python3 - "/dev/mapper/$name" "$WORK/second" <<'PY' ||
+		python3 - "/dev/mapper/$name" "$WORK/b" <<'PY' ||
 import mmap, os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
-buf = mmap.mmap(-1, 4096)
-n = os.preadv(fd, [buf, buf], 1 << 20)
-want = open(sys.argv[2], "rb").read()
-sys.exit(0 if n == 8192 and buf[:] == want else 1)
+buf, third = mmap.mmap(-1, 4096), mmap.mmap(-1, 4096)
+n = os.preadv(fd, [buf, buf, third], 1 << 20)
+with open(sys.argv[2], "rb") as f:
+	want = f.read(3 * 4096)
+sys.exit(0 if n == 3 * 4096 and buf[:] == want[4096:8192] and
+	 third[:] == want[8192:] else 1)
 PY
 			fail "$what: $target fails a read of two blocks into one buffer"
 	done
@@ -150,7 +151,7 @@ for sector in 512 4096; do
 done
 
 # integrity NAME DEV TAG MODE SECTOR [HASH]: dm-integrity by hand, whole
-# device, external tags (without HASH, its internal hash); dm-integrity
+# device, external tags (with HASH, its internal hash); dm-integrity
 # formats it on first load. Its length goes to INT_LEN.
 integrity() {
 	local opts=() len
