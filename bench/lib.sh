@@ -25,8 +25,9 @@ bench_publish() {
 	rel=$("$TOP/scripts/kver.sh")
 	series=$(echo "$rel" | grep -oE '^[0-9]+\.[0-9]+')
 	pub=$TOP/bench/results/$series${kind:+/$kind}
-	rm -rf "$pub"
+	# The report's files only: fio's folder holds fs/ and nbd/ too.
 	mkdir -p "$pub"
+	find "$pub" -maxdepth 1 -type f -delete
 	for f in "$res"/*.md "$res"/*.png "$res"/*.txt; do
 		[ -f "$f" ] && cp "$f" "$pub/"
 	done
