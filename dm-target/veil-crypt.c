@@ -65,10 +65,8 @@ struct veil_window {
 	struct completion drained;
 };
 
-static void veil_window_init(struct veil_c *vc, struct veil_window *w,
-			     struct veil_req *own)
+static void veil_window_init(struct veil_window *w, struct veil_req *own)
 {
-	own->vc = vc;
 	w->own = own;
 	w->own_busy = false;
 	atomic_set(&w->inflight, 1);
@@ -103,7 +101,7 @@ void veil_crypt_bad_tag(const struct veil_req *r)
 	/* As dm-crypt: a read is read again first, and the second tells. */
 	if (r->io->recheck)
 		DMERR_LIMIT("%pg: INTEGRITY AEAD ERROR, sector %llu",
-			    r->vc->dev->bdev, le64_to_cpu(r->ad_sector));
+			    r->io->vc->dev->bdev, le64_to_cpu(r->ad_sector));
 }
 
 /* A request of a window finished asynchronously. */
@@ -119,7 +117,7 @@ static void veil_window_done(veil_crypto_done_arg arg, int err)
 		veil_crypt_bad_tag(r);
 	if (err)
 		cmpxchg(&w->err, 0, err);
-	veil_window_put(r->vc, w, r);
+	veil_window_put(r->io->vc, w, r);
 	if (atomic_dec_and_test(&w->inflight))
 		complete(&w->drained);
 }
@@ -128,13 +126,9 @@ static void veil_window_done(veil_crypto_done_arg arg, int err)
 static struct veil_req *veil_window_req(struct veil_c *vc,
 					struct veil_window *w)
 {
-	struct veil_req *r;
-
 	if (!w->own_busy)
 		return w->own;
-	r = mempool_alloc(&vc->req_pool, GFP_NOIO);
-	r->vc = vc;
-	return r;
+	return mempool_alloc(&vc->req_pool, GFP_NOIO);
 }
 
 /* Start the set-up request @r; a driver that goes async calls @done. */
@@ -357,9 +351,8 @@ static void veil_out_sg(struct veil_io *io, enum veil_job_kind kind,
  *	and a sector the driver completes later ends in @async_done (with
  *	@io as its data), which counts it and goes on with the chunk.
  *
- * Writes encrypt the bio's data into @io->out, reads decrypt @io->src's in
- * place,
- * keystream chunks encrypt zeros into @io->ks_pages.
+ * Writes encrypt the bio's data into @io->out, reads decrypt @io->src's
+ * data in place, keystream chunks encrypt zeros into @io->ks_pages.
  *
  * Return: 0; -EINPROGRESS (only with @async_done) when a sector completes later
  * through @async_done, or -EBUSY or -ENOSPC when the driver refused it
@@ -391,7 +384,7 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 		bio_advance_iter(io->src, &iter, off + pos);
 	this_cpu_inc(vc->stats->chunks);
 	if (!atomic) {
-		veil_window_init(vc, &window, r);
+		veil_window_init(&window, r);
 		w = &window;
 	}
 

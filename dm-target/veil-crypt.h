@@ -46,8 +46,8 @@ struct veil_window;
 
 /**
  * struct veil_req - a cipher request with what it points to
- * @vc: the target (a request from its pool goes back there).
- * @io: the job whose sector the request is working on.
+ * @io: the job whose sector the request is working on (a request from
+ *	its target's pool goes back there).
  * @window: the sleeping context's requests in flight (veil-crypt.c).
  * @sg_in: source of the request: the sector's data, or for an AEAD the
  *	associated data, the data and the tag.
@@ -66,7 +66,6 @@ struct veil_window;
  * the caller's stack.
  */
 struct veil_req {
-	struct veil_c *vc;
 	struct veil_io *io;
 	struct veil_window *window;
 	struct scatterlist sg_in[VEIL_AEAD_SG];

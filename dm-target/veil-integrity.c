@@ -137,6 +137,12 @@ int veil_aead_setkey(struct veil_c *vc, const u8 *key, unsigned int size)
 	return ret;
 }
 
+/* Bytes of one pool buffer: a page, or one tuple if that is larger. */
+static unsigned int veil_tag_buf_bytes(const struct veil_c *vc)
+{
+	return max_t(unsigned int, VEIL_TAG_POOL_BYTES, vc->tuple_size);
+}
+
 /**
  * veil_integrity_init() - check the device's metadata and set up its use
  * @ti: the target; ti->error is set on failure.
@@ -188,8 +194,7 @@ int veil_integrity_init(struct dm_target *ti, struct veil_c *vc)
 	vc->tuple_size = bi->tuple_size;
 
 	ret = mempool_init_kmalloc_pool(&vc->tag_pool, VEIL_TAG_POOL_MIN,
-					max_t(unsigned int, VEIL_TAG_POOL_BYTES,
-					      vc->tuple_size));
+					veil_tag_buf_bytes(vc));
 	if (ret) {
 		ti->error = "Cannot allocate integrity tags mempool";
 		return ret;
@@ -247,8 +252,7 @@ void veil_integrity_map(struct veil_io *io, struct bio *bio)
 		return;
 
 	/* Whole encryption sectors, in 512-byte sectors. */
-	sectors = (max_t(unsigned int, VEIL_TAG_POOL_BYTES, vc->tuple_size) /
-		   vc->tuple_size) << vc->sector_shift;
+	sectors = (veil_tag_buf_bytes(vc) / vc->tuple_size) << vc->sector_shift;
 	if (bio_sectors(bio) > sectors)
 		dm_accept_partial_bio(bio, sectors);
 	io->tags = mempool_alloc(&vc->tag_pool, GFP_NOIO);
