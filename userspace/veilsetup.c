@@ -79,7 +79,7 @@ enum {
 	OPT_PBKDF_MEMORY, OPT_PBKDF_PARALLEL, OPT_PBKDF_ITERATIONS, OPT_JSON,
 	OPT_VALUE_FEATURE, OPT_FEATURE, OPT_IV_LARGE, OPT_HEADER,
 	OPT_BACKUP_FILE, OPT_TEST_PASSPHRASE, OPT_DEBUG, OPT_UUID, OPT_LABEL,
-	OPT_PERSISTENT, OPT_PERF, OPT_ALIGN_PAYLOAD,
+	OPT_PERSISTENT, OPT_PERF, OPT_ALIGN_PAYLOAD, OPT_NO_JOURNAL,
 };
 
 /*
@@ -125,6 +125,8 @@ static const struct vs_option {
 	{ "iv-large-sectors", no_argument, OPT_IV_LARGE, NULL,
 	  "count IVs in encryption sectors", "open" },
 	{ "allow-discards", no_argument, OPT_ALLOW_DISCARDS, NULL, "pass discards down", "open" },
+	{ "integrity-no-journal", no_argument, OPT_NO_JOURNAL, NULL,
+	  "dm-integrity without its journal", "open" },
 	{ "readonly", no_argument, 'r', NULL, "map read-only", NULL },
 	{ "disable-keyring", no_argument, OPT_DISABLE_KEYRING, NULL,
 	  "the key in the table, not the keyring", NULL },
@@ -387,6 +389,9 @@ static int parse_option(int c, int idx)
 		break;
 	case OPT_ALLOW_DISCARDS:
 		opt.allow_discards = 1;
+		break;
+	case OPT_NO_JOURNAL:
+		opt.perf_flags |= CRYPT_ACTIVATE_NO_JOURNAL;
 		break;
 	case OPT_IV_LARGE:
 		opt.iv_large_sectors = 1;

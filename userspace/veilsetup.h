@@ -46,7 +46,7 @@ struct vs_opts {
 	uint64_t new_keyfile_size, offset, skip, size;
 	uint32_t sector_size, pbkdf_memory, pbkdf_parallel, iter_time;
 	uint32_t pbkdf_iterations, align_payload;
-	uint32_t perf_flags;		/* CRYPT_ACTIVATE_* of --perf-* */
+	uint32_t perf_flags;		/* CRYPT_ACTIVATE_* of --perf-*, --integrity-no-journal */
 	char features[256];		/* veil's own engine options */
 };
 
@@ -78,7 +78,8 @@ struct vs_table {
 	char key[VS_KEY_FIELD_MAX];	/* hex, or :<size>:logon:<desc> */
 	uint64_t iv_offset, offset, len;
 	char dev[64];			/* major:minor */
-	char path[128];			/* /dev/... */
+	char path[128];			/* /dev/...: the LUKS2 device below any dif */
+	char dif[128];			/* the dm-integrity device below, or "" */
 	char features[1024];		/* without the count */
 	char uuid[160];
 	size_t key_bits;
@@ -89,6 +90,7 @@ struct vs_table {
 
 /* vs-table.c: veil table lines */
 uint64_t vs_device_sectors(const char *device);
+void vs_dev_path(const char *majmin, char *out, size_t len);
 int vs_table_get(const char *name, struct vs_table *t);
 const char *vs_uuid_type(const char *uuid);
 int vs_check_cipher(const char *spec, size_t key_bytes);
@@ -124,6 +126,7 @@ int vs_action_header_restore(int argc, char **argv);
 int vs_action_erase(int argc, char **argv);
 
 /* vs-dm.c: every libdevmapper call */
+void vs_dm_log_default(void);
 int vs_dm_exists(const char *name);
 int vs_dm_create(const struct vs_map *m, const char *table, int read_only);
 int vs_dm_reload(const char *name, const char *table, int read_only);
@@ -142,6 +145,10 @@ int vs_read_passphrase(struct crypt_device *cd, const char *prompt,
 		       int verify, char **pass, size_t *len);
 int vs_keyring_add(const char *desc, const unsigned char *key, size_t len);
 void vs_keyring_drop(int32_t id);
+
+/* vs-integrity.c: LUKS2 with dm-integrity below veil */
+void vs_integrity_lower(struct vs_table *t);
+int vs_integrity_open(struct crypt_device *cd, struct vs_map *m, int keyring);
 
 /* vs-status.c */
 int vs_action_status(int argc, char **argv);

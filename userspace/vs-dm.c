@@ -39,6 +39,16 @@ static int run_synced(struct dm_task *dmt)
 	return ok;
 }
 
+/*
+ * libdevmapper's own logging, quiet below errors: libcryptsetup turns it
+ * up for its calls and may leave it so.
+ */
+void vs_dm_log_default(void)
+{
+	dm_log_init_verbose(0);
+	dm_log_with_errno_init(NULL);
+}
+
 int vs_dm_exists(const char *name)
 {
 	struct dm_task *dmt = task(DM_DEVICE_INFO, name);

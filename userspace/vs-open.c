@@ -234,12 +234,11 @@ out:
 
 /*
  * What veil cannot map: requirements it does not handle (a re-encryption
- * in progress), integrity, anything but one crypt segment. Messages as
+ * in progress), anything but one crypt segment. Messages as
  * cryptsetup's where it has one.
  */
 static int check_mappable(struct crypt_device *cd)
 {
-	struct crypt_params_integrity ip = { 0 };
 	struct json_object *root = NULL, *segs, *seg, *val;
 	const char *json;
 	uint32_t reqs = 0;
@@ -263,11 +262,6 @@ static int check_mappable(struct crypt_device *cd)
 			"reencryption. Aborting.\n");
 	if (reqs)
 		return -EINVAL;
-	if (!crypt_get_integrity_info(cd, &ip) && ip.integrity) {
-		fprintf(stderr, "The volume uses integrity protection (%s): the veil "
-			"target has none, use cryptsetup.\n", ip.integrity);
-		return -ENOTSUP;
-	}
 	if (crypt_dump_json(cd, &json, 0) || !(root = json_tokener_parse(json)) ||
 	    !json_object_object_get_ex(root, "segments", &segs)) {
 		fprintf(stderr, "Cannot read the LUKS2 segments.\n");
@@ -340,12 +334,13 @@ static const char *luks_uuid_nodash(struct crypt_device *cd, char *out, size_t l
 
 static int open_luks(const char *device, const char *name)
 {
+	struct crypt_params_integrity ip = { 0 };
 	struct vs_map m = { .name = name };
 	struct crypt_device *cd = NULL;
 	char path[128], uuid[VS_DM_UUID_LEN], nodash[64];
 	const char *type;
 	uint32_t flags = 0;
-	int r, loop_fd = -1;
+	int r, loop_fd = -1, keyring;
 
 	r = vs_load_luks(device, &cd) ?: check_mappable(cd);
 	if (r)
@@ -378,7 +373,11 @@ static int open_luks(const char *device, const char *name)
 	r = luks_volume_key(cd, &m, device);
 	if (r < 0 || opt.test_passphrase)
 		goto out;
-	r = map_volume(&m, !opt.disable_keyring && !strcmp(type, CRYPT_LUKS2));
+	keyring = !opt.disable_keyring && !strcmp(type, CRYPT_LUKS2);
+	if (!crypt_get_integrity_info(cd, &ip) && ip.tag_size)
+		r = vs_integrity_open(cd, &m, keyring);
+	else
+		r = map_volume(&m, keyring);
 	/* As cryptsetup: the flags of the active mapping go to the header. */
 	if (!r && opt.persistent && !strcmp(type, CRYPT_LUKS2)) {
 		r = crypt_persistent_flags_set(cd, CRYPT_FLAGS_ACTIVATION, m.flags);
@@ -447,6 +446,9 @@ int vs_action_close(int argc, char **argv)
 	r = vs_dm_remove(argv[0]);
 	if (r)
 		fprintf(stderr, "Device %s is still in use.\n", argv[0]);
+	/* As cryptsetup: the dm-integrity device below goes too. */
+	else if (t.dif[0] && vs_dm_remove(t.dif))
+		fprintf(stderr, "Device %s is still in use.\n", t.dif);
 	return r;
 }
 
@@ -536,6 +538,13 @@ int vs_action_resize(int argc, char **argv)
 	if (t.suspended) {
 		fprintf(stderr, "Device %s is suspended: luksResume it first.\n", argv[0]);
 		r = -EBUSY;
+		goto out;
+	}
+	if (t.dif[0]) {
+		fprintf(stderr, "Device %s has integrity protection: veilsetup cannot "
+			"resize it (dm-integrity's size is set when it is formatted).\n",
+			argv[0]);
+		r = -ENOTSUP;
 		goto out;
 	}
 	/* An image file may have grown: its loop device learns it first. */

@@ -27,19 +27,42 @@ static const char *type_name(const char *uuid)
 	return type;
 }
 
+/*
+ * The integrity algorithm and its key size (bits) of a mapping over
+ * dm-integrity, from its LUKS2 header, as cryptsetup's status prints them.
+ */
+static void integrity_info(const struct vs_table *t, char *alg, size_t len,
+			   unsigned int *key_bits)
+{
+	struct crypt_params_integrity ip = { 0 };
+	struct crypt_device *cd = NULL;
+
+	alg[0] = '\0';
+	*key_bits = 0;
+	if (!t->dif[0] || vs_load_luks(opt.header ?: t->path, &cd))
+		return;
+	if (!crypt_get_integrity_info(cd, &ip) && ip.integrity) {
+		snprintf(alg, len, "%s", ip.integrity);
+		*key_bits = ip.integrity_key_size * 8;
+	}
+	crypt_free(cd);
+}
+
 /* Print one mapping as cryptsetup status does, or as JSON. */
 static int print_status(const char *name, struct vs_table *t, char *info)
 {
 	const char *location = t->keyring ? "keyring" : "dm-veil";
 	char backing[512] = "", node[192], *p, *save = NULL, *tok;
 	struct json_object *o, *counters, *words;
-	unsigned int ssize = 512;
+	unsigned int ssize = 512, ikey_bits;
+	char integrity[64];
 	int in_use = 0, fd;
 
 	p = strstr(t->features, VEIL_OPTV_SECTOR_SIZE ":");
 	if (p)
 		ssize = strtoul(p + strlen(VEIL_OPTV_SECTOR_SIZE ":"), NULL, 10);
 	vs_loop_backing_file(t->path, backing, sizeof(backing));
+	integrity_info(t, integrity, sizeof(integrity), &ikey_bits);
 	snprintf(node, sizeof(node), "/dev/mapper/%s", name);
 	fd = open(node, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0 && errno == EBUSY)
@@ -52,6 +75,10 @@ static int print_status(const char *name, struct vs_table *t, char *info)
 		printf("  cipher:  %s\n", t->cipher);
 		printf("  keysize: %zu bits\n", t->key_bits);
 		printf("  key location: %s\n", location);
+		if (integrity[0])
+			printf("  integrity: %s\n", integrity);
+		if (ikey_bits)
+			printf("  integrity keysize: %u bits\n", ikey_bits);
 		printf("  device:  %s\n", t->path);
 		if (backing[0])
 			printf("  loop:    %s\n", backing);
@@ -78,6 +105,10 @@ static int print_status(const char *name, struct vs_table *t, char *info)
 	json_object_object_add(o, "cipher", json_object_new_string(t->cipher));
 	json_object_object_add(o, "key_bits", json_object_new_int64(t->key_bits));
 	json_object_object_add(o, "key_location", json_object_new_string(location));
+	if (integrity[0])
+		json_object_object_add(o, "integrity", json_object_new_string(integrity));
+	if (ikey_bits)
+		json_object_object_add(o, "integrity_key_bits", json_object_new_int(ikey_bits));
 	json_object_object_add(o, "device", json_object_new_string(t->path));
 	if (backing[0])
 		json_object_object_add(o, "loop", json_object_new_string(backing));

@@ -50,7 +50,7 @@ uint64_t vs_device_sectors(const char *device)
 }
 
 /* "major:minor" to a /dev path, through sysfs. */
-static void dev_path(const char *majmin, char *out, size_t len)
+void vs_dev_path(const char *majmin, char *out, size_t len)
 {
 	char path[128], line[120];
 	FILE *f;
@@ -91,7 +91,8 @@ int vs_table_get(const char *name, struct vs_table *t)
 		n = sscanf(params, "%127s %8351s %" SCNu64 " %63s %" SCNu64 " %*u %1023[^\n]",
 			   t->cipher, t->key, &t->iv_offset, t->dev, &t->offset, t->features);
 		r = n >= 5 ? 0 : -EINVAL;
-		dev_path(t->dev, t->path, sizeof(t->path));
+		vs_dev_path(t->dev, t->path, sizeof(t->path));
+		vs_integrity_lower(t);
 		t->keyring = t->key[0] == ':';
 		t->key_bits = t->keyring ? strtoul(t->key + 1, NULL, 10) * 8 :
 					   strlen(t->key) * 4;
