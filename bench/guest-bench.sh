@@ -56,20 +56,8 @@ run() {
 		fio --output-format=json --output="$out" "$TOP/bench/jobs/workload.fio"
 }
 
-# The workload matrix: large requests at QD1 and QD8, small at QD1, one
-# submitter with 32 in flight, two jobs at QD32.
-workloads="seq-read-1m-qd1 read 1m 1 1
-seq-write-1m-qd1 write 1m 1 1
-seq-read-512k-qd1 read 512k 1 1
-seq-write-512k-qd1 write 512k 1 1
-rand-read-128k-qd1 randread 128k 1 1
-rand-read-4k-qd1 randread 4k 1 1
-rand-write-4k-qd1 randwrite 4k 1 1
-rand-read-4k-qd32-1job randread 4k 32 1
-rand-read-4k-qd32 randread 4k 32 2
-rand-write-4k-qd32 randwrite 4k 32 2
-seq-read-1m-qd8 read 1m 8 1
-seq-write-1m-qd8 write 1m 8 1"
+# The workload matrix (bench/jobs/workloads.txt, without its comments).
+workloads=$(grep -v '^#' "$TOP/bench/jobs/workloads.txt")
 
 # dm-crypt's configurations: the default, its best settings for latency
 # (no_read_workqueue,no_write_workqueue, cryptsetup's --perf-* flags), and

@@ -80,6 +80,7 @@ enum {
 	OPT_VALUE_FEATURE, OPT_FEATURE, OPT_IV_LARGE, OPT_HEADER,
 	OPT_BACKUP_FILE, OPT_TEST_PASSPHRASE, OPT_DEBUG, OPT_UUID, OPT_LABEL,
 	OPT_PERSISTENT, OPT_PERF, OPT_ALIGN_PAYLOAD, OPT_NO_JOURNAL,
+	OPT_NO_WIPE,
 };
 
 /*
@@ -125,8 +126,13 @@ static const struct vs_option {
 	{ "iv-large-sectors", no_argument, OPT_IV_LARGE, NULL,
 	  "count IVs in encryption sectors", "open" },
 	{ "allow-discards", no_argument, OPT_ALLOW_DISCARDS, NULL, "pass discards down", "open" },
+	{ "integrity", required_argument, 'I', "STRING",
+	  "LUKS2 integrity: hmac-sha256, hmac-sha512, hmac-sha1, cmac-aes, aead, poly1305",
+	  "luksFormat" },
 	{ "integrity-no-journal", no_argument, OPT_NO_JOURNAL, NULL,
 	  "dm-integrity without its journal", "open" },
+	{ "integrity-no-wipe", no_argument, OPT_NO_WIPE, NULL,
+	  "leave the tags of a new volume unwritten", "luksFormat" },
 	{ "readonly", no_argument, 'r', NULL, "map read-only", NULL },
 	{ "disable-keyring", no_argument, OPT_DISABLE_KEYRING, NULL,
 	  "the key in the table, not the keyring", NULL },
@@ -390,6 +396,8 @@ static int parse_option(int c, int idx)
 	case OPT_ALLOW_DISCARDS:
 		opt.allow_discards = 1;
 		break;
+	case 'I': opt.integrity = optarg; break;
+	case OPT_NO_WIPE: opt.integrity_no_wipe = 1; break;
 	case OPT_NO_JOURNAL:
 		opt.perf_flags |= CRYPT_ACTIVATE_NO_JOURNAL;
 		break;
@@ -468,7 +476,7 @@ int main(int argc, char **argv)
 						options[i].val };
 	opterr = 0;
 	idx = -1;
-	while ((c = getopt_long(argc, argv, "c:s:h:d:l:S:yo:p:b:rT:t:i:M:qvV?", long_opts,
+	while ((c = getopt_long(argc, argv, "c:s:h:d:l:S:yo:p:b:rT:t:i:M:I:qvV?", long_opts,
 				&idx)) != -1) {
 		if (c == '?') {
 			/* -? and --help are help; anything else is a bad option. */

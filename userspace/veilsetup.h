@@ -38,10 +38,10 @@ enum {
 /* The command line, with cryptsetup's option names. */
 struct vs_opts {
 	const char *type, *cipher, *hash, *key_file, *new_key_file, *pbkdf;
-	const char *header, *backup_file, *uuid, *label;
+	const char *header, *backup_file, *uuid, *label, *integrity;
 	int key_bits, key_slot, verify, batch, disable_keyring, read_only;
 	int json, iv_large_sectors, test_passphrase, tries, timeout, verbose;
-	int debug, persistent, allow_discards;
+	int debug, persistent, allow_discards, integrity_no_wipe;
 	uint64_t keyfile_offset, keyfile_size, new_keyfile_offset;
 	uint64_t new_keyfile_size, offset, skip, size;
 	uint32_t sector_size, pbkdf_memory, pbkdf_parallel, iter_time;
@@ -149,6 +149,7 @@ void vs_keyring_drop(int32_t id);
 /* vs-integrity.c: LUKS2 with dm-integrity below veil */
 void vs_integrity_lower(struct vs_table *t);
 int vs_integrity_open(struct crypt_device *cd, struct vs_map *m, int keyring);
+int vs_integrity_wipe(struct crypt_device *cd, const char *pass, size_t pass_len);
 
 /* vs-status.c */
 int vs_action_status(int argc, char **argv);

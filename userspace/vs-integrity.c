@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <libcryptsetup.h>
 
 #include "veilsetup.h"
@@ -178,5 +179,51 @@ fail:
 	crypt_safe_free(key);
 	crypt_safe_free(table);
 	explicit_bzero(&c, sizeof(c));
+	return r;
+}
+
+/**
+ * vs_integrity_wipe() - give every sector of a new volume a valid tag
+ * @cd: a LUKS2 volume with integrity, just formatted.
+ * @pass: the passphrase of its first keyslot.
+ * @pass_len: its length.
+ *
+ * As cryptsetup's luksFormat: zeros written through a temporary mapping
+ * of the volume (dm-integrity without its journal, veil on top), removed
+ * after; until then a read of a sector fails its tag.
+ *
+ * Return: 0 or a negative errno, with a message.
+ */
+int vs_integrity_wipe(struct crypt_device *cd, const char *pass, size_t pass_len)
+{
+	char name[64], uuid[VS_DM_UUID_LEN], path[96], dif[80];
+	struct vs_map m = { .flags = CRYPT_ACTIVATE_NO_JOURNAL };
+	int r;
+
+	if (!opt.batch)
+		printf("Wiping device to initialize integrity checksum.\n");
+	snprintf(name, sizeof(name), "temporary-veilsetup-%d", (int)getpid());
+	snprintf(uuid, sizeof(uuid), VS_UUID_PREFIX "TEMP-%s", name);
+	snprintf(path, sizeof(path), "/dev/mapper/%s", name);
+	snprintf(dif, sizeof(dif), "%s_dif", name);
+	m.name = name;
+	m.uuid = uuid;
+	m.key_size = crypt_get_volume_key_size(cd);
+	m.key = crypt_safe_alloc(m.key_size);
+	if (!m.key)
+		return -ENOMEM;
+	r = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, (char *)m.key, &m.key_size,
+				 pass, pass_len);
+	if (r >= 0)
+		r = vs_integrity_open(cd, &m, !opt.disable_keyring);
+	crypt_safe_free(m.key);
+	if (r < 0)
+		return r;
+	r = crypt_wipe(cd, path, CRYPT_WIPE_ZERO, 0, 0, 1024 * 1024, 0, NULL, NULL);
+	if (r < 0)
+		fprintf(stderr, "Cannot wipe %s to initialize its integrity tags.\n",
+			crypt_get_device_name(cd));
+	if (vs_dm_remove(name) || vs_dm_remove(dif))
+		fprintf(stderr, "Cannot deactivate temporary device %s.\n", path);
 	return r;
 }

@@ -234,6 +234,32 @@ static int wipe_header(struct crypt_device *cd)
 	return crypt_wipe(cd, opt.header, CRYPT_WIPE_ZERO, 0, len, 0, 0, NULL, NULL);
 }
 
+/*
+ * cryptsetup's --integrity names: the kernel's algorithm into @out and the
+ * bytes of its key, which the volume key carries after the cipher's.
+ */
+static int integrity_mode(const char *name, char *out, size_t len, size_t *key_bytes)
+{
+	static const struct {
+		const char *name, *alg;
+		size_t key_bytes;
+	} modes[] = {
+		{ "aead", "aead", 0 }, { "poly1305", "poly1305", 0 }, { "none", "none", 0 },
+		{ "hmac-sha1", "hmac(sha1)", 20 }, { "hmac-sha256", "hmac(sha256)", 32 },
+		{ "hmac-sha512", "hmac(sha512)", 64 }, { "cmac-aes", "cmac(aes)", 16 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(name, modes[i].name)) {
+			snprintf(out, len, "%s", modes[i].alg);
+			*key_bytes = modes[i].key_bytes;
+			return 0;
+		}
+	fprintf(stderr, "No known integrity specification pattern detected.\n");
+	return -EINVAL;
+}
+
 int vs_action_luks_format(int argc, char **argv)
 {
 	const char *spec = opt.cipher ?: "aes-xts-plain64", *type;
@@ -243,8 +269,8 @@ int vs_action_luks_format(int argc, char **argv)
 	struct crypt_params_luks1 p1 = { .hash = opt.hash ?: "sha256",
 					 .data_alignment = opt.align_payload };
 	struct crypt_device *cd = NULL;
-	char cipher[32], mode[32], *pass = NULL, question[512];
-	size_t pass_len = 0, key_bytes;
+	char cipher[32], mode[32], *pass = NULL, question[512], integrity[32];
+	size_t pass_len = 0, key_bytes, integrity_bytes = 0;
 	void *head = NULL;
 	int r;
 
@@ -264,8 +290,24 @@ int vs_action_luks_format(int argc, char **argv)
 		fprintf(stderr, "Label is supported only for LUKS2.\n");
 		return -EINVAL;
 	}
+	if (opt.integrity_no_wipe && !opt.integrity) {
+		fprintf(stderr, "veilsetup: Option --integrity-no-wipe can be used only for "
+			"format action with integrity extension.\n");
+		return -EINVAL;
+	}
+	if (opt.integrity) {
+		if (strcmp(type, CRYPT_LUKS2)) {
+			fprintf(stderr, "Integrity option can be used only for LUKS2 format.\n");
+			return -EINVAL;
+		}
+		r = integrity_mode(opt.integrity, integrity, sizeof(integrity), &integrity_bytes);
+		if (r)
+			return r;
+		p2.integrity = integrity;
+	}
 	/* cryptsetup's default: 256 bits, doubled for XTS's two keys. */
 	key_bytes = opt.key_bits ? opt.key_bits / 8 : strncmp(mode, "xts", 3) ? 32 : 64;
+	key_bytes += integrity_bytes;
 	if (strstr(mode, "ctr"))
 		fprintf(stderr, "WARNING: %s is CTR mode: every rewrite of a sector reuses "
 			"its keystream. Use XTS unless nobody can image the device twice.\n",
@@ -311,6 +353,8 @@ int vs_action_luks_format(int argc, char **argv)
 			fprintf(stderr, "The LUKS header on %s is written, but its first keyslot is not, and it could not be wiped: no passphrase opens it. Run luksFormat again.\n",
 				opt.header ?: argv[0]);
 	}
+	if (r >= 0 && opt.integrity && !opt.integrity_no_wipe && strcmp(integrity, "none"))
+		r = vs_integrity_wipe(cd, pass, pass_len);
 	free(head);
 	crypt_free(cd);
 	crypt_safe_free(pass);

@@ -5,6 +5,8 @@
 # below veil in place of dm-crypt; files written through one read back
 # through the other; status shows the integrity layer as cryptsetup does;
 # close removes both devices; a wrong passphrase leaves nothing behind.
+# veilsetup luksFormat --integrity makes volumes cryptsetup opens, every
+# tag written.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
@@ -21,13 +23,26 @@ stack_gone() {
 	! dmsetup info "$1_dif" > /dev/null 2>&1 || fail "$1_dif left mapped"
 }
 
-# roundtrip CIPHER INTEGRITY SECTOR STATUS-LINE
+# roundtrip FORMAT-TOOL CIPHER INTEGRITY SECTOR STATUS-LINE
 roundtrip() {
-	local what="--cipher $1 --integrity $2 sector $3" table dif rc
+	local tool=$1 what table dif rc
+	shift
+	what="$tool luksFormat --cipher $1 --integrity $2 sector $3"
 	mkloop 24M
-	# cryptsetup wipes the volume through its stack: every tag is valid.
-	echo "$PASS" | cryptsetup luksFormat -q --type luks2 $fast --cipher "$1" \
-		--integrity "$2" --sector-size "$3" "$LOOP"
+	# luksFormat wipes the volume through its stack: every tag is valid.
+	if [ "$tool" = cryptsetup ]; then
+		echo "$PASS" | cryptsetup luksFormat -q --type luks2 $fast --cipher "$1" \
+			--integrity "$2" --sector-size "$3" "$LOOP"
+	else
+		echo "$PASS" | "$VS" luksFormat -q $fast --cipher "$1" \
+			--integrity "$2" --sector-size "$3" "$LOOP"
+		dmsetup ls | grep -q temporary && fail "$what: a temporary device is left"
+		echo "$PASS" | cryptsetup open "$LOOP" vc
+		_devs+=(vc vc_dif)
+		dd if=/dev/mapper/vc of=/dev/null bs=1M iflag=direct status=none ||
+			fail "$what: cryptsetup cannot read the new volume (tags not written)"
+		cryptsetup close vc
+	fi
 
 	_devs+=(vt vt_dif)
 	echo "$PASS" | "$VS" open "$LOOP" vt
@@ -72,5 +87,13 @@ roundtrip() {
 	echo "ok: $what"
 }
 
-roundtrip aes-xts-plain64 hmac-sha256 512 'hmac(sha256)'
-roundtrip aes-gcm-random aead 4096 aead
+roundtrip cryptsetup aes-xts-plain64 hmac-sha256 512 'hmac(sha256)'
+roundtrip cryptsetup aes-gcm-random aead 4096 aead
+roundtrip veilsetup aes-xts-plain64 hmac-sha512 4096 'hmac(sha512)'
+
+rc=0
+echo "$PASS" | "$VS" luksFormat -q $fast --integrity hmac-md5 "$LOOP" || rc=$?
+[ "$rc" = 1 ] || fail "an unknown --integrity returned $rc, not 1"
+rc=0
+echo "$PASS" | "$VS" luksFormat -q --type luks1 $fast --integrity aead "$LOOP" || rc=$?
+[ "$rc" = 1 ] || fail "--integrity with LUKS1 returned $rc, not 1"
