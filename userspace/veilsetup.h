@@ -129,6 +129,7 @@ int vs_action_erase(int argc, char **argv);
 void vs_dm_log_default(void);
 int vs_dm_exists(const char *name);
 int vs_dm_create(const struct vs_map *m, const char *table, int read_only);
+void vs_dm_create_failed(const char *name);
 int vs_dm_reload(const char *name, const char *table, int read_only);
 int vs_dm_remove(const char *name);
 int vs_dm_suspend(const char *name);
@@ -147,9 +148,9 @@ int vs_keyring_add(const char *desc, const unsigned char *key, size_t len);
 void vs_keyring_drop(int32_t id);
 
 /* vs-integrity.c: LUKS2 with dm-integrity below veil */
-void vs_integrity_lower(struct vs_table *t);
+void vs_integrity_lower(const char *name, struct vs_table *t);
 int vs_integrity_open(struct crypt_device *cd, struct vs_map *m, int keyring);
-int vs_integrity_wipe(struct crypt_device *cd, const char *pass, size_t pass_len);
+int vs_integrity_wipe(struct crypt_device *cd);
 
 /* vs-status.c */
 int vs_action_status(int argc, char **argv);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <libdevmapper.h>
+#include <libcryptsetup.h>
 
 #include "veilsetup.h"
 
@@ -26,13 +27,16 @@ static struct dm_task *task(int type, const char *name)
 	return dmt;
 }
 
-/* Run @dmt and wait for udev to make or remove the /dev/mapper node. */
-static int run_synced(struct dm_task *dmt)
+/*
+ * Run @dmt and wait for udev to make or remove the /dev/mapper node;
+ * @udev_flags DM_UDEV_* (VS_DM_PRIVATE: udev's other rules leave it alone).
+ */
+static int run_synced_flags(struct dm_task *dmt, uint16_t udev_flags)
 {
 	uint32_t cookie = 0;
 	int ok;
 
-	if (!dm_task_set_cookie(dmt, &cookie, 0))
+	if (!dm_task_set_cookie(dmt, &cookie, udev_flags))
 		return 0;
 	ok = dm_task_run(dmt);
 	dm_udev_wait(cookie);
@@ -47,6 +51,11 @@ void vs_dm_log_default(void)
 {
 	dm_log_init_verbose(0);
 	dm_log_with_errno_init(NULL);
+}
+
+static int run_synced(struct dm_task *dmt)
+{
+	return run_synced_flags(dmt, 0);
 }
 
 int vs_dm_exists(const char *name)
@@ -108,9 +117,26 @@ int vs_dm_create(const struct vs_map *m, const char *table, int read_only)
 		return -ENOMEM;
 	ok = (!m->uuid || dm_task_set_uuid(dmt, m->uuid)) &&
 	     (!read_only || dm_task_set_ro(dmt)) &&
-	     load_table(dmt, table) && run_synced(dmt);
+	     load_table(dmt, table) &&
+	     run_synced_flags(dmt, (m->flags & CRYPT_ACTIVATE_PRIVATE) ?
+			      DM_UDEV_DISABLE_SUBSYSTEM_RULES_FLAG |
+			      DM_UDEV_DISABLE_DISK_RULES_FLAG |
+			      DM_UDEV_DISABLE_OTHER_RULES_FLAG : 0);
 	dm_task_destroy(dmt);
 	return ok ? 0 : -EINVAL;
+}
+
+/* Why the table of a new mapping @name was refused, for the user. */
+void vs_dm_create_failed(const char *name)
+{
+	if (!vs_dm_target_loaded())
+		fprintf(stderr, "Cannot create device %s: the kernel has no veil "
+			"target and could not load the dm-veil module (install "
+			"the dm-veil-dkms package, or run 'make dkms-install').\n",
+			name);
+	else
+		fprintf(stderr, "Cannot create device %s: the kernel refused the "
+			"veil table (see the kernel log).\n", name);
 }
 
 int vs_dm_reload(const char *name, const char *table, int read_only)

@@ -9,6 +9,8 @@
  * writes the same tags and IVs as dm-crypt.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,57 +26,79 @@ static const char * const dif_uuids[] = {
 	"CRYPT-SUBDEV-",	/* 2.8 on */
 };
 
-/* The name of device-mapper device "major:minor" @dev into @name. */
-static int dm_name(const char *dev, char *name, size_t len)
+/* The dm @what ("name", "uuid") of device "major:minor" @dev into @out. */
+static int dm_sysfs(const char *dev, const char *what, char *out, size_t len)
 {
 	char path[96];
 	FILE *f;
 	int r = -ENODEV;
 
-	snprintf(path, sizeof(path), "/sys/dev/block/%s/dm/name", dev);
+	snprintf(path, sizeof(path), "/sys/dev/block/%s/dm/%s", dev, what);
 	f = fopen(path, "r");
 	if (!f)
 		return r;
-	if (fgets(name, len, f)) {
-		name[strcspn(name, "\n")] = '\0';
+	if (fgets(out, len, f)) {
+		out[strcspn(out, "\n")] = '\0';
 		r = 0;
 	}
 	fclose(f);
 	return r;
 }
 
+/* Whether @uuid is libcryptsetup's for @dif below LUKS2 volume @hex. */
+static int dif_uuid(const char *uuid, const char *hex, const char *dif)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(dif_uuids) / sizeof(dif_uuids[0]); i++) {
+		n = strlen(dif_uuids[i]);
+		if (!strncmp(uuid, dif_uuids[i], n) && !strncmp(uuid + n, hex, strlen(hex)) &&
+		    uuid[n + strlen(hex)] == '-' && !strcmp(uuid + n + strlen(hex) + 1, dif))
+			return 1;
+	}
+	return 0;
+}
+
 /**
  * vs_integrity_lower() - the dm-integrity device below mapping @t, if any
- * @t: a veil mapping's table; t->dif and t->path set when it has one.
+ * @name: the mapping's name.
+ * @t: its table; t->dif and t->path set when it has one.
  *
- * A mapping opened over a LUKS2 volume with integrity sits on the
- * dm-integrity device libcryptsetup made: its name goes to t->dif, and
- * t->path names the device below it (the LUKS2 device, as cryptsetup's
- * status shows it). Anything else leaves @t as it is.
+ * A LUKS2 volume with integrity, opened by veilsetup as @name, sits on the
+ * dm-integrity device libcryptsetup made for it: named <name>_dif, with the
+ * uuid libcryptsetup gives it for the same LUKS2 uuid. Its name goes to
+ * t->dif, and t->path names the device below it (the LUKS2 device, as
+ * cryptsetup's status shows it). Any other device below leaves @t as it is.
  */
-void vs_integrity_lower(struct vs_table *t)
+void vs_integrity_lower(const char *name, struct vs_table *t)
 {
-	char name[128], type[32], uuid[VS_DM_UUID_LEN], params[1024], dev[64];
+	char dif[sizeof(t->dif)], lower[128], uuid[VS_DM_UUID_LEN], hex[VS_DM_UUID_LEN];
+	char type[32], params[1024], dev[64];
 	uint64_t len;
-	size_t i;
+	int r;
 
-	if (dm_name(t->dev, name, sizeof(name)) ||
-	    vs_dm_get(name, 0, type, sizeof(type), params, sizeof(params), &len,
-		      uuid, sizeof(uuid), NULL, NULL) ||
-	    strcmp(type, "integrity") || sscanf(params, "%63s", dev) != 1)
+	/* VEIL-LUKS2-<hex>-<name> over CRYPT-INTEGRITY-<hex>-<name>_dif */
+	if (strncmp(t->uuid, VS_UUID_LUKS2, strlen(VS_UUID_LUKS2)) ||
+	    sscanf(t->uuid + strlen(VS_UUID_LUKS2), "%128[0-9a-f]", hex) != 1)
 		return;
-	for (i = 0; i < sizeof(dif_uuids) / sizeof(dif_uuids[0]); i++)
-		if (!strncmp(uuid, dif_uuids[i], strlen(dif_uuids[i])))
-			break;
-	if (i == sizeof(dif_uuids) / sizeof(dif_uuids[0]))
+	snprintf(dif, sizeof(dif), "%s_dif", name);
+	if (dm_sysfs(t->dev, "name", lower, sizeof(lower)) || strcmp(lower, dif) ||
+	    dm_sysfs(t->dev, "uuid", uuid, sizeof(uuid)) || !dif_uuid(uuid, hex, dif))
 		return;
-	snprintf(t->dif, sizeof(t->dif), "%s", name);
-	vs_dev_path(dev, t->path, sizeof(t->path));
+	r = vs_dm_get(dif, 0, type, sizeof(type), params, sizeof(params), &len,
+		      NULL, 0, NULL, NULL);
+	/* Its table may hold keys (journal_crypt, internal_hash). */
+	if (!r && !strcmp(type, "integrity") && sscanf(params, "%63s", dev) == 1) {
+		snprintf(t->dif, sizeof(t->dif), "%s", dif);
+		vs_dev_path(dev, t->path, sizeof(t->path));
+	}
+	explicit_bzero(params, sizeof(params));
 }
 
 /* The parts of the crypt table libcryptsetup loaded that veil's keeps. */
 struct crypt_layer {
 	char cipher[128];
+	char key[VS_KEY_FIELD_MAX];	/* hex: loaded without the keyring */
 	uint64_t len, iv_offset, offset;
 	char dev[64];
 	char words[1024];
@@ -91,62 +115,79 @@ static int read_crypt_layer(const char *name, struct crypt_layer *c)
 	c->words[0] = '\0';
 	r = vs_dm_get(name, 0, type, sizeof(type), params, VS_TABLE_MAX, &c->len,
 		      NULL, 0, NULL, NULL);
+	_Static_assert(VS_KEY_FIELD_MAX == 8352, "update the %8351s below");
 	if (!r && (strcmp(type, "crypt") ||
-		   sscanf(params, "%127s %*s %" SCNu64 " %63s %" SCNu64 " %u %1023[^\n]",
-			  c->cipher, &c->iv_offset, c->dev, &c->offset, &nwords,
-			  c->words) < 4))
+		   sscanf(params, "%127s %8351s %" SCNu64 " %63s %" SCNu64 " %u %1023[^\n]",
+			  c->cipher, c->key, &c->iv_offset, c->dev, &c->offset, &nwords,
+			  c->words) < 5))
 		r = -EINVAL;
 	crypt_safe_free(params);
 	return r;
 }
 
-/* Remove what libcryptsetup mapped for @name: the top device, then @dif. */
-static void remove_stack(const char *name, const char *dif)
+/* The hex key of @c into @m->key (crypt_safe_alloc()). */
+static int key_from_hex(const struct crypt_layer *c, struct vs_map *m)
 {
-	if (vs_dm_exists(name))
-		vs_dm_remove(name);
-	if (vs_dm_exists(dif))
-		vs_dm_remove(dif);
+	size_t i;
+
+	if (strlen(c->key) != 2 * m->key_size)
+		return -EINVAL;
+	m->key = crypt_safe_alloc(m->key_size);
+	if (!m->key)
+		return -ENOMEM;
+	for (i = 0; i < m->key_size; i++)
+		if (sscanf(c->key + 2 * i, "%2hhx", &m->key[i]) != 1)
+			return -EINVAL;
+	return 0;
 }
 
 /**
  * vs_integrity_open() - map a LUKS2 volume with integrity through veil
- * @cd: the volume's header, loaded.
- * @m: the mapping: name, uuid, flags, the volume key (cipher and
- *	integrity keys together, as libcryptsetup gives it).
- * @keyring: pass the key to the kernel through the thread keyring.
+ * @cd: the volume's header, loaded (or just formatted).
+ * @m: the mapping: name, uuid, flags, and the volume key (cipher and
+ *	integrity keys together, as libcryptsetup gives it), or no key
+ *	(NULL): the one @cd holds after crypt_format(), into @m->key.
+ * @keyring: pass the key to veil through the thread keyring.
  *
- * libcryptsetup activates the volume (dm-integrity and dm-crypt, both
- * private to udev); its crypt device is removed and a veil device made in
+ * libcryptsetup activates the volume (dm-integrity and dm-crypt, private
+ * to udev, the key in dm-crypt's table for that moment: no copy is left
+ * in a keyring); its crypt device is removed and a veil device made in
  * its place, on the same dm-integrity device, with the same table.
  *
- * Return: 0 or a negative errno, with a message; on an error nothing of
- * the stack is left.
+ * Return: 0 or a negative errno, with a message; on an error nothing that
+ * this call made is left mapped.
  */
 int vs_integrity_open(struct crypt_device *cd, struct vs_map *m, int keyring)
 {
+	uint32_t flags = m->flags | CRYPT_ACTIVATE_PRIVATE |
+			 (opt.read_only ? CRYPT_ACTIVATE_READONLY : 0);
 	char dif[160], desc[192], *key = NULL, *table = NULL, words[1280];
-	struct crypt_layer c;
+	struct crypt_layer *c;
 	int32_t key_id = -1;
-	int r;
+	int r, crypt_up = 1;
 
 	snprintf(dif, sizeof(dif), "%s_dif", m->name);
 	if (vs_dm_exists(dif)) {
 		fprintf(stderr, "Device %s already exists.\n", dif);
 		return -EEXIST;
 	}
-	crypt_volume_key_keyring(cd, keyring);
-	r = crypt_activate_by_volume_key(cd, m->name, (const char *)m->key, m->key_size,
-					 m->flags | CRYPT_ACTIVATE_PRIVATE);
+	c = crypt_safe_alloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	crypt_volume_key_keyring(cd, 0);
+	r = crypt_activate_by_volume_key(cd, m->name, (const char *)m->key,
+					 m->key ? m->key_size : 0, flags);
 	vs_dm_log_default();
 	if (r < 0) {
-		fprintf(stderr, "Cannot activate the integrity layer of %s: libcryptsetup "
-			"maps it with dm-integrity and dm-crypt (whose device veil then "
-			"replaces), and the kernel needs both.\n", m->name);
-		remove_stack(m->name, dif);
+		/* libcryptsetup said why, and removed what it made. */
+		crypt_safe_free(c);
 		return r;
 	}
-	r = read_crypt_layer(m->name, &c);
+	r = read_crypt_layer(m->name, c);
+	if (!r && !m->key) {
+		m->key_size = crypt_get_volume_key_size(cd);
+		r = key_from_hex(c, m);
+	}
 	if (r) {
 		fprintf(stderr, "Cannot read the table libcryptsetup loaded for %s.\n",
 			m->name);
@@ -158,72 +199,88 @@ int vs_integrity_open(struct crypt_device *cd, struct vs_map *m, int keyring)
 			m->name);
 		goto fail;
 	}
-	snprintf(m->cipher, sizeof(m->cipher), "%s", c.cipher);
-	m->device = c.dev;
-	m->offset = c.offset;
-	m->iv_offset = c.iv_offset;
-	snprintf(words, sizeof(words), "%s%s", c.words, opt.features);
+	crypt_up = 0;
+	snprintf(m->cipher, sizeof(m->cipher), "%s", c->cipher);
+	m->device = c->dev;
+	m->offset = c->offset;
+	m->iv_offset = c->iv_offset;
+	snprintf(words, sizeof(words), "%s%s", c->words, opt.features);
 	snprintf(desc, sizeof(desc), VS_KEY_PREFIX "%s", m->uuid);
 	r = vs_key_field(m, keyring, desc, &key_id, &key);
 	if (r)
 		goto fail;
-	table = vs_table_build(m, c.len, key, words[0] ? words : NULL);
+	table = vs_table_build(m, c->len, key, words[0] ? words : NULL);
 	r = table ? vs_dm_create(m, table, opt.read_only) : -ENOMEM;
 	if (r)
-		fprintf(stderr, "Cannot create device %s: the kernel refused the veil "
-			"table (see the kernel log).\n", m->name);
+		vs_dm_create_failed(m->name);
 fail:
+	/* libcryptsetup's two devices, or its dm-integrity one under no veil */
+	if (r && crypt_up)
+		vs_dm_remove(m->name);
 	if (r)
-		remove_stack(m->name, dif);
+		vs_dm_remove(dif);
 	vs_keyring_drop(key_id);
 	crypt_safe_free(key);
 	crypt_safe_free(table);
-	explicit_bzero(&c, sizeof(c));
+	crypt_safe_free(c);
 	return r;
 }
 
 /**
  * vs_integrity_wipe() - give every sector of a new volume a valid tag
- * @cd: a LUKS2 volume with integrity, just formatted.
- * @pass: the passphrase of its first keyslot.
- * @pass_len: its length.
+ * @cd: a LUKS2 volume with integrity, just formatted: it holds the key.
  *
  * As cryptsetup's luksFormat: zeros written through a temporary mapping
- * of the volume (dm-integrity without its journal, veil on top), removed
- * after; until then a read of a sector fails its tag.
+ * of the volume (dm-integrity without its journal, veil on top, both
+ * private to udev), removed after; until then a read of a sector fails
+ * its tag. SIGINT and SIGTERM wait for the end.
  *
  * Return: 0 or a negative errno, with a message.
  */
-int vs_integrity_wipe(struct crypt_device *cd, const char *pass, size_t pass_len)
+int vs_integrity_wipe(struct crypt_device *cd)
 {
 	char name[64], uuid[VS_DM_UUID_LEN], path[96], dif[80];
-	struct vs_map m = { .flags = CRYPT_ACTIVATE_NO_JOURNAL };
+	struct vs_map m = { .flags = CRYPT_ACTIVATE_NO_JOURNAL | CRYPT_ACTIVATE_PRIVATE };
+	unsigned char rnd[8];
+	sigset_t block, old;
+	size_t i;
 	int r;
 
-	if (!opt.batch)
-		printf("Wiping device to initialize integrity checksum.\n");
-	snprintf(name, sizeof(name), "temporary-veilsetup-%d", (int)getpid());
+	r = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (r < 0 || read(r, rnd, sizeof(rnd)) != sizeof(rnd)) {
+		if (r >= 0)
+			close(r);
+		return -EIO;
+	}
+	close(r);
+	r = snprintf(name, sizeof(name), "temporary-veilsetup-");
+	for (i = 0; i < sizeof(rnd); i++)
+		r += snprintf(name + r, sizeof(name) - r, "%02x", rnd[i]);
 	snprintf(uuid, sizeof(uuid), VS_UUID_PREFIX "TEMP-%s", name);
 	snprintf(path, sizeof(path), "/dev/mapper/%s", name);
 	snprintf(dif, sizeof(dif), "%s_dif", name);
+	if (vs_dm_exists(name)) {
+		fprintf(stderr, "Device %s already exists.\n", name);
+		return -EEXIST;
+	}
+	if (!opt.batch)
+		printf("Wiping device to initialize integrity checksum.\n");
 	m.name = name;
 	m.uuid = uuid;
-	m.key_size = crypt_get_volume_key_size(cd);
-	m.key = crypt_safe_alloc(m.key_size);
-	if (!m.key)
-		return -ENOMEM;
-	r = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, (char *)m.key, &m.key_size,
-				 pass, pass_len);
-	if (r >= 0)
-		r = vs_integrity_open(cd, &m, !opt.disable_keyring);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	r = vs_integrity_open(cd, &m, !opt.disable_keyring);
 	crypt_safe_free(m.key);
-	if (r < 0)
-		return r;
-	r = crypt_wipe(cd, path, CRYPT_WIPE_ZERO, 0, 0, 1024 * 1024, 0, NULL, NULL);
-	if (r < 0)
-		fprintf(stderr, "Cannot wipe %s to initialize its integrity tags.\n",
-			crypt_get_device_name(cd));
-	if (vs_dm_remove(name) || vs_dm_remove(dif))
-		fprintf(stderr, "Cannot deactivate temporary device %s.\n", path);
-	return r;
+	if (!r) {
+		r = crypt_wipe(cd, path, CRYPT_WIPE_ZERO, 0, 0, 1024 * 1024, 0, NULL, NULL);
+		if (r < 0)
+			fprintf(stderr, "Cannot wipe %s to initialize its integrity tags.\n",
+				crypt_get_device_name(cd));
+		if (vs_dm_remove(name) || vs_dm_remove(dif))
+			fprintf(stderr, "Cannot deactivate temporary device %s.\n", path);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return r < 0 ? r : 0;
 }

@@ -354,7 +354,7 @@ int vs_action_luks_format(int argc, char **argv)
 				opt.header ?: argv[0]);
 	}
 	if (r >= 0 && opt.integrity && !opt.integrity_no_wipe && strcmp(integrity, "none"))
-		r = vs_integrity_wipe(cd, pass, pass_len);
+		r = vs_integrity_wipe(cd);
 	free(head);
 	crypt_free(cd);
 	crypt_safe_free(pass);

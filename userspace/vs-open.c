@@ -60,16 +60,8 @@ static int map_volume(const struct vs_map *m, int keyring)
 	}
 	/* Device-mapper loads the dm-veil module for the table if it can. */
 	r = vs_dm_create(m, table, opt.read_only);
-	if (r) {
-		if (!vs_dm_target_loaded())
-			fprintf(stderr, "Cannot create device %s: the kernel has no veil "
-				"target and could not load the dm-veil module (install "
-				"the dm-veil-dkms package, or run 'make dkms-install').\n",
-				m->name);
-		else
-			fprintf(stderr, "Cannot create device %s: the kernel refused the "
-				"veil table (see the kernel log).\n", m->name);
-	}
+	if (r)
+		vs_dm_create_failed(m->name);
 out:
 	vs_keyring_drop(key_id);
 	crypt_safe_free(key);
@@ -447,8 +439,10 @@ int vs_action_close(int argc, char **argv)
 	if (r)
 		fprintf(stderr, "Device %s is still in use.\n", argv[0]);
 	/* As cryptsetup: the dm-integrity device below goes too. */
-	else if (t.dif[0] && vs_dm_remove(t.dif))
+	else if (t.dif[0] && vs_dm_remove(t.dif)) {
 		fprintf(stderr, "Device %s is still in use.\n", t.dif);
+		r = -EBUSY;
+	}
 	return r;
 }
 

@@ -92,7 +92,7 @@ int vs_table_get(const char *name, struct vs_table *t)
 			   t->cipher, t->key, &t->iv_offset, t->dev, &t->offset, t->features);
 		r = n >= 5 ? 0 : -EINVAL;
 		vs_dev_path(t->dev, t->path, sizeof(t->path));
-		vs_integrity_lower(t);
+		vs_integrity_lower(name, t);
 		t->keyring = t->key[0] == ':';
 		t->key_bits = t->keyring ? strtoul(t->key + 1, NULL, 10) * 8 :
 					   strlen(t->key) * 4;
@@ -247,14 +247,16 @@ void vs_table_flags(const struct vs_table *t, struct vs_map *m)
 			m->flags |= flag_words[i].flag;
 }
 
-/* veil's own engine words of @t, kept when the command line gives none. */
+/*
+ * veil's own engine words of @t, kept when the command line gives none;
+ * its integrity words in any case.
+ */
 void vs_keep_engine_words(const struct vs_table *t)
 {
 	char words[sizeof(t->features)], *tok, *save = NULL;
+	int given = opt.features[0] != '\0';
 	size_t i, n;
 
-	if (opt.features[0])
-		return;
 	snprintf(words, sizeof(words), "%s", t->features);
 	for (tok = strtok_r(words, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
 		for (i = 0; i < N_FLAGS && strcmp(tok, flag_words[i].word); i++)
@@ -262,6 +264,9 @@ void vs_keep_engine_words(const struct vs_table *t)
 		if (i < N_FLAGS ||
 		    !strncmp(tok, VEIL_OPTV_SECTOR_SIZE ":", strlen(VEIL_OPTV_SECTOR_SIZE ":")) ||
 		    !strcmp(tok, VEIL_OPT_IV_LARGE_SECTORS))
+			continue;
+		/* The metadata layout over dm-integrity is the volume's, always. */
+		if (given && strncmp(tok, VEIL_OPTV_INTEGRITY, strlen(VEIL_OPTV_INTEGRITY)))
 			continue;
 		n = strlen(opt.features);
 		snprintf(opt.features + n, sizeof(opt.features) - n, " %s", tok);

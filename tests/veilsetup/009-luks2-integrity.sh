@@ -91,6 +91,26 @@ roundtrip cryptsetup aes-xts-plain64 hmac-sha256 512 'hmac(sha256)'
 roundtrip cryptsetup aes-gcm-random aead 4096 aead
 roundtrip veilsetup aes-xts-plain64 hmac-sha512 4096 'hmac(sha512)'
 
+info "--readonly, refresh with an engine option, a device named like one below"
+echo "$PASS" | "$VS" open --readonly "$LOOP" vt
+dmsetup info vt_dif | grep -q 'READ-ONLY' || fail "--readonly: vt_dif is writable"
+dmsetup info vt | grep -q 'READ-ONLY' || fail "--readonly: vt is writable"
+"$VS" close vt
+echo "$PASS" | "$VS" open "$LOOP" vt
+echo "$PASS" | "$VS" refresh --no-fanout vt
+dmsetup table vt | grep -q ' integrity:[0-9]*:aead.* no_fanout' ||
+	dmsetup table vt | grep -q ' no_fanout.* integrity:[0-9]*:aead' ||
+	fail "refresh --no-fanout: $(dmsetup table vt)"
+"$VS" close vt
+stack_gone vt
+# Not a LUKS2 volume's: veilsetup close leaves it alone.
+dm_create pv_dif "0 $(blockdev --getsz "$LOOP") linear $LOOP 0"
+dmsetup rename pv_dif --setuuid CRYPT-INTEGRITY-pv_dif 2>/dev/null || true
+"$VS" open --type plain --cipher aes-xts-plain64 --key-size 512 \
+	--key-file "$WORK/a" --keyfile-size 64 /dev/mapper/pv_dif pv
+"$VS" close pv
+dmsetup info pv_dif > /dev/null 2>&1 || fail "close pv removed pv_dif, which it did not make"
+
 rc=0
 echo "$PASS" | "$VS" luksFormat -q $fast --integrity hmac-md5 "$LOOP" || rc=$?
 [ "$rc" = 1 ] || fail "an unknown --integrity returned $rc, not 1"
