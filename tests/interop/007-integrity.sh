@@ -20,8 +20,10 @@
 #       first's before either is decrypted), succeeds through both, as a
 #       read whose tags fail is read again into the target's own pages;
 #   (d) table lines both refuse (no metadata below, a tag size the device
-#       does not have, an AEAD in the old format, an unknown kind), and
-#       the one veil alone refuses: a stream AEAD whose IV is not random.
+#       does not have, an AEAD in the old format, an unknown kind, a
+#       sector size that is not the device's, a tag size the AEAD does not
+#       take, a tuple too small for the IV), and the one veil alone
+#       refuses: a stream AEAD whose IV is not random.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires module dm_crypt dm_integrity loop
@@ -224,7 +226,17 @@ refused "capi:gcm(aes)-random" 32 "$int" "1 integrity:32:aead" both
 refused "capi:gcm(aes)-random" 32 "$int" "1 integrity:28:hmac" both
 refused "aes-gcm-random" 32 "$int" "1 integrity:28:aead" both
 refused "capi:gcm(aes)-plain64" 32 "$int" "1 integrity:16:aead" veil
+# dm-integrity's 512-byte sectors under 4096-byte encryption sectors; a
+# GCM tag of 10 bytes (12 to 16, 8 or 4 only); a tuple too small for the
+# random IV.
+refused "capi:gcm(aes)-random" 32 "$int" "2 integrity:28:aead sector_size:4096" both
+refused "capi:gcm(aes)-random" 32 "$int" "1 integrity:22:aead" both
+refused "capi:gcm(aes)-random" 32 "$int" "1 integrity:8:aead" both
 kmsg_wait "veil: AEAD stream cipher needs the random IV" ||
 	fail "no message for a stream AEAD without the random IV"
+kmsg_wait "veil: Integrity profile sector size mismatch" ||
+	fail "no message for a sector size that is not dm-integrity's"
+kmsg_wait "veil: Integrity AEAD auth tag size is not supported" ||
+	fail "no message for a tag size the AEAD does not take"
 
 [ -z "$(kmsg_bad)" ] || fail "kernel log: $(kmsg_bad)"
