@@ -29,9 +29,9 @@ static struct dm_task *task(int type, const char *name)
 
 /*
  * Run @dmt and wait for udev to make or remove the /dev/mapper node;
- * @udev_flags DM_UDEV_* (VS_DM_PRIVATE: udev's other rules leave it alone).
+ * @udev_flags: DM_UDEV_* for the rules udev should skip, or 0.
  */
-static int run_synced_flags(struct dm_task *dmt, uint16_t udev_flags)
+static int run_synced(struct dm_task *dmt, uint16_t udev_flags)
 {
 	uint32_t cookie = 0;
 	int ok;
@@ -51,11 +51,6 @@ void vs_dm_log_default(void)
 {
 	dm_log_init_verbose(0);
 	dm_log_with_errno_init(NULL);
-}
-
-static int run_synced(struct dm_task *dmt)
-{
-	return run_synced_flags(dmt, 0);
 }
 
 int vs_dm_exists(const char *name)
@@ -118,10 +113,10 @@ int vs_dm_create(const struct vs_map *m, const char *table, int read_only)
 	ok = (!m->uuid || dm_task_set_uuid(dmt, m->uuid)) &&
 	     (!read_only || dm_task_set_ro(dmt)) &&
 	     load_table(dmt, table) &&
-	     run_synced_flags(dmt, (m->flags & CRYPT_ACTIVATE_PRIVATE) ?
-			      DM_UDEV_DISABLE_SUBSYSTEM_RULES_FLAG |
-			      DM_UDEV_DISABLE_DISK_RULES_FLAG |
-			      DM_UDEV_DISABLE_OTHER_RULES_FLAG : 0);
+	     run_synced(dmt, (m->flags & CRYPT_ACTIVATE_PRIVATE) ?
+			DM_UDEV_DISABLE_SUBSYSTEM_RULES_FLAG |
+			DM_UDEV_DISABLE_DISK_RULES_FLAG |
+			DM_UDEV_DISABLE_OTHER_RULES_FLAG : 0);
 	dm_task_destroy(dmt);
 	return ok ? 0 : -EINVAL;
 }
@@ -173,7 +168,7 @@ int vs_dm_resume(const char *name)
 
 	if (!dmt)
 		return -ENOMEM;
-	ok = run_synced(dmt);
+	ok = run_synced(dmt, 0);
 	dm_task_destroy(dmt);
 	return ok ? 0 : -EINVAL;
 }
@@ -218,7 +213,7 @@ int vs_dm_remove(const char *name)
 		if (!dmt)
 			return -ENOMEM;
 		dm_log_with_errno_init(loud ? NULL : quiet_log);
-		ok = run_synced(dmt);
+		ok = run_synced(dmt, 0);
 		busy = !ok && dm_task_get_errno(dmt) == EBUSY;
 		dm_log_with_errno_init(NULL);
 		dm_task_destroy(dmt);

@@ -269,7 +269,7 @@ int vs_action_luks_format(int argc, char **argv)
 	struct crypt_params_luks1 p1 = { .hash = opt.hash ?: "sha256",
 					 .data_alignment = opt.align_payload };
 	struct crypt_device *cd = NULL;
-	char cipher[32], mode[32], *pass = NULL, question[512], integrity[32];
+	char cipher[32], mode[32], *pass = NULL, question[512], integrity[32] = "";
 	size_t pass_len = 0, key_bytes, integrity_bytes = 0;
 	void *head = NULL;
 	int r;
