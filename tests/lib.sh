@@ -238,6 +238,17 @@ vs_open() {
 }
 vs_close() { "$VS" close "$1"; }
 
+# key_hidden NAME: the key field of NAME's table is a keyring reference,
+# even with --showkeys (dmsetup masks the keys of crypt tables only)
+key_hidden() {
+	local key
+	key=$(dmsetup table --showkeys "$1" | cut -d' ' -f5)
+	case $key in
+	:[0-9]*:logon:*) ;;
+	*) fail "$1: the table's key field is '$key', not a keyring reference" ;;
+	esac
+}
+
 # fill_files DIR: a small tree (1 MiB and 256 KiB of data, 20 small files,
 # a file named with the plaintext marker); checksums in $WORK/sums
 fill_files() {

@@ -99,97 +99,100 @@ static const struct vs_option {
 	const char *value;	/* the value's name in --help; NULL: none */
 	const char *help;	/* NULL: an older spelling, not in --help */
 	const char *only;	/* the actions that take it, or NULL: all */
+	const char *word;	/* the table-line word it adds (veil-options.h) */
 } options[] = {
-	{ "type", required_argument, 'M', "TYPE", "plain, luks, luks1 or luks2", NULL },
-	{ "cipher", required_argument, 'c', "STRING", "the cipher spec", NULL },
+	{ "type", required_argument, 'M', "TYPE", "plain, luks, luks1 or luks2", NULL, NULL },
+	{ "cipher", required_argument, 'c', "STRING", "the cipher spec", NULL, NULL },
 	{ "key-size", required_argument, 's', "BITS", "the key size",
-	  "open luksFormat luksAddKey benchmark" },
-	{ "hash", required_argument, 'h', "STRING", "plain mode's passphrase hash", NULL },
-	{ "key-file", required_argument, 'd', "FILE", "read the key from a file", NULL },
+	  "open luksFormat luksAddKey benchmark", NULL },
+	{ "hash", required_argument, 'h', "STRING", "plain mode's passphrase hash", NULL, NULL },
+	{ "key-file", required_argument, 'd', "FILE", "read the key from a file", NULL, NULL },
 	{ "keyfile-offset", required_argument, OPT_KEYFILE_OFFSET, "BYTES",
-	  "skip this much of the key file", NULL },
+	  "skip this much of the key file", NULL, NULL },
 	{ "keyfile-size", required_argument, 'l', "BYTES",
-	  "read at most this much of the key file", NULL },
+	  "read at most this much of the key file", NULL, NULL },
 	{ "new-keyfile-offset", required_argument, OPT_NEW_KEYFILE_OFFSET, "BYTES",
-	  "skip this much of the new key file", NULL },
+	  "skip this much of the new key file", NULL, NULL },
 	{ "new-keyfile-size", required_argument, OPT_NEW_KEYFILE_SIZE, "BYTES",
-	  "read at most this much of the new key file", NULL },
+	  "read at most this much of the new key file", NULL, NULL },
 	{ "key-slot", required_argument, 'S', "NUM", "the keyslot to use",
-	  "open luksFormat luksAddKey luksChangeKey luksDump luksResume" },
-	{ "verify-passphrase", no_argument, 'y', NULL, "ask for the passphrase twice", NULL },
+	  "open luksFormat luksAddKey luksChangeKey luksDump luksResume", NULL },
+	{ "verify-passphrase", no_argument, 'y', NULL, "ask for the passphrase twice", NULL, NULL },
 	{ "offset", required_argument, 'o', "SECTORS", "where the data starts on the device",
-	  "open luksFormat" },
-	{ "skip", required_argument, 'p', "SECTORS", "the IV offset", "open" },
-	{ "size", required_argument, 'b', "SECTORS", "the size of the mapping", "open resize" },
+	  "open luksFormat", NULL },
+	{ "skip", required_argument, 'p', "SECTORS", "the IV offset", "open", NULL },
+	{ "size", required_argument, 'b', "SECTORS", "the size of the mapping", "open resize", NULL },
 	{ "sector-size", required_argument, OPT_SECTOR_SIZE, "BYTES",
-	  "the encryption sector size", "open luksFormat" },
+	  "the encryption sector size", "open luksFormat", NULL },
 	{ "iv-large-sectors", no_argument, OPT_IV_LARGE, NULL,
-	  "count IVs in encryption sectors", "open" },
-	{ "allow-discards", no_argument, OPT_ALLOW_DISCARDS, NULL, "pass discards down", "open" },
+	  "count IVs in encryption sectors", "open", NULL },
+	{ "allow-discards", no_argument, OPT_ALLOW_DISCARDS, NULL, "pass discards down", "open", NULL },
 	{ "integrity", required_argument, 'I', "STRING",
 	  "LUKS2 integrity: hmac-sha256, hmac-sha512, hmac-sha1, cmac-aes, aead, poly1305",
-	  "luksFormat" },
+	  "luksFormat", NULL },
 	{ "integrity-no-journal", no_argument, OPT_NO_JOURNAL, NULL,
-	  "dm-integrity without its journal", "open" },
+	  "dm-integrity without its journal", "open", NULL },
 	{ "integrity-no-wipe", no_argument, OPT_NO_WIPE, NULL,
-	  "leave the tags of a new volume unwritten", "luksFormat" },
-	{ "readonly", no_argument, 'r', NULL, "map read-only", NULL },
+	  "leave the tags of a new volume unwritten", "luksFormat", NULL },
+	{ "readonly", no_argument, 'r', NULL, "map read-only", NULL, NULL },
 	{ "disable-keyring", no_argument, OPT_DISABLE_KEYRING, NULL,
-	  "the key in the table, not the keyring", NULL },
+	  "the key in the table, not the keyring", NULL, NULL },
 	{ "hex-key", no_argument, OPT_DISABLE_KEYRING, NULL, "the same as --disable-keyring",
-	  NULL },
-	{ "header", required_argument, OPT_HEADER, "FILE", "a detached LUKS header", NULL },
+	  NULL, NULL },
+	{ "header", required_argument, OPT_HEADER, "FILE", "a detached LUKS header", NULL, NULL },
 	{ "header-backup-file", required_argument, OPT_BACKUP_FILE, "FILE",
-	  "the file of luksHeaderBackup and luksHeaderRestore", NULL },
+	  "the file of luksHeaderBackup and luksHeaderRestore", NULL, NULL },
 	{ "test-passphrase", no_argument, OPT_TEST_PASSPHRASE, NULL,
-	  "check the passphrase, map nothing", "open" },
-	{ "tries", required_argument, 'T', "NUM", "passphrase attempts", NULL },
-	{ "timeout", required_argument, 't', "SECONDS", "passphrase prompt timeout", NULL },
+	  "check the passphrase, map nothing", "open", NULL },
+	{ "tries", required_argument, 'T', "NUM", "passphrase attempts", NULL, NULL },
+	{ "timeout", required_argument, 't', "SECONDS", "passphrase prompt timeout", NULL, NULL },
 	{ "pbkdf", required_argument, OPT_PBKDF, "STRING", "argon2id, argon2i or pbkdf2",
-	  "luksFormat luksAddKey luksChangeKey benchmark" },
+	  "luksFormat luksAddKey luksChangeKey benchmark", NULL },
 	{ "pbkdf-memory", required_argument, OPT_PBKDF_MEMORY, "KIB", "argon2's memory cost",
-	  NULL },
+	  NULL, NULL },
 	{ "pbkdf-parallel", required_argument, OPT_PBKDF_PARALLEL, "NUM", "argon2's threads",
-	  NULL },
+	  NULL, NULL },
 	{ "pbkdf-force-iterations", required_argument, OPT_PBKDF_ITERATIONS, "NUM",
-	  "PBKDF iterations, no benchmark", "luksFormat luksAddKey luksChangeKey" },
+	  "PBKDF iterations, no benchmark", "luksFormat luksAddKey luksChangeKey", NULL },
 	{ "iter-time", required_argument, 'i', "MS", "PBKDF time",
-	  "luksFormat luksAddKey luksChangeKey benchmark" },
+	  "luksFormat luksAddKey luksChangeKey benchmark", NULL },
 	{ "uuid", required_argument, OPT_UUID, "UUID", "the LUKS header's UUID",
-	  "luksFormat luksUUID" },
+	  "luksFormat luksUUID", NULL },
 	{ "label", required_argument, OPT_LABEL, "STRING", "the LUKS2 header's label",
-	  "luksFormat" },
+	  "luksFormat", NULL },
 	{ "align-payload", required_argument, OPT_ALIGN_PAYLOAD, "SECTORS",
-	  "align the data to this many sectors", "luksFormat" },
+	  "align the data to this many sectors", "luksFormat", NULL },
 	{ "persistent", no_argument, OPT_PERSISTENT, NULL,
-	  "store the flags in the LUKS2 header", "open" },
-	{ "perf-same_cpu_crypt", no_argument, OPT_PERF, NULL, "dm-crypt's flag (table-line.md)",
-	  NULL },
-	{ "perf-submit_from_crypt_cpus", no_argument, OPT_PERF, NULL,
-	  "dm-crypt's flag (table-line.md)", NULL },
-	{ "perf-no_read_workqueue", no_argument, OPT_PERF, NULL,
-	  "dm-crypt's flag (table-line.md)", NULL },
-	{ "perf-no_write_workqueue", no_argument, OPT_PERF, NULL,
-	  "dm-crypt's flag (table-line.md)", NULL },
-	{ "batch-mode", no_argument, 'q', NULL, "no questions", NULL },
-	{ "verbose", no_argument, 'v', NULL, "say how the command ended", NULL },
-	{ "debug", no_argument, OPT_DEBUG, NULL, "libcryptsetup's debug messages", NULL },
-	{ "version", no_argument, 'V', NULL, "print the version", NULL },
-	{ "json", no_argument, OPT_JSON, NULL, "JSON output", "status benchmark" },
-	{ "help", no_argument, '?', NULL, "this text", NULL },
+	  "store the flags in the LUKS2 header", "open", NULL },
+	{ "perf-" VEIL_OPT_SAME_CPU, no_argument, OPT_PERF, NULL,
+	  "dm-crypt's flag (table-line.md)", NULL, VEIL_OPT_SAME_CPU },
+	{ "perf-" VEIL_OPT_SUBMIT_FROM_CRYPT, no_argument, OPT_PERF, NULL,
+	  "dm-crypt's flag (table-line.md)", NULL, VEIL_OPT_SUBMIT_FROM_CRYPT },
+	{ "perf-" VEIL_OPT_NO_READ_WQ, no_argument, OPT_PERF, NULL,
+	  "dm-crypt's flag (table-line.md)", NULL, VEIL_OPT_NO_READ_WQ },
+	{ "perf-" VEIL_OPT_NO_WRITE_WQ, no_argument, OPT_PERF, NULL,
+	  "dm-crypt's flag (table-line.md)", NULL, VEIL_OPT_NO_WRITE_WQ },
+	{ "batch-mode", no_argument, 'q', NULL, "no questions", NULL, NULL },
+	{ "verbose", no_argument, 'v', NULL, "say how the command ended", NULL, NULL },
+	{ "debug", no_argument, OPT_DEBUG, NULL, "libcryptsetup's debug messages", NULL, NULL },
+	{ "version", no_argument, 'V', NULL, "print the version", NULL, NULL },
+	{ "json", no_argument, OPT_JSON, NULL, "JSON output", "status benchmark", NULL },
+	{ "help", no_argument, '?', NULL, "this text", NULL, NULL },
 	/* veil's own engine options (docs/table-line.md): a mapping's */
 	{ "fanout-chunk", required_argument, OPT_VALUE_FEATURE, "BYTES",
-	  "veil: the chunk spread over CPUs", "open" },
+	  "veil: the chunk spread over CPUs", "open", VEIL_OPTV_FANOUT_CHUNK },
 	{ "keystream-ahead-max", required_argument, OPT_VALUE_FEATURE, "BYTES",
-	  "veil: the largest CTR read with keystream ahead", "open" },
-	{ "no-fanout", no_argument, OPT_FEATURE, NULL, "veil: one CPU per request", "open" },
+	  "veil: the largest CTR read with keystream ahead", "open", VEIL_OPTV_KS_AHEAD_MAX },
+	{ "no-fanout", no_argument, OPT_FEATURE, NULL, "veil: one CPU per request", "open",
+	  VEIL_OPT_NO_FANOUT },
 	{ "no-keystream-ahead", no_argument, OPT_FEATURE, NULL,
-	  "veil: no CTR keystream during reads", "open" },
+	  "veil: no CTR keystream during reads", "open", VEIL_OPT_NO_KS_AHEAD },
 	/* the --perf-* options under veil's older names */
-	{ "same-cpu-crypt", no_argument, OPT_PERF, NULL, NULL, NULL },
-	{ "submit-from-crypt-cpus", no_argument, OPT_PERF, NULL, NULL, NULL },
-	{ "no-read-workqueue", no_argument, OPT_PERF, NULL, NULL, NULL },
-	{ "no-write-workqueue", no_argument, OPT_PERF, NULL, NULL, NULL },
+	{ "same-cpu-crypt", no_argument, OPT_PERF, NULL, NULL, NULL, VEIL_OPT_SAME_CPU },
+	{ "submit-from-crypt-cpus", no_argument, OPT_PERF, NULL, NULL, NULL,
+	  VEIL_OPT_SUBMIT_FROM_CRYPT },
+	{ "no-read-workqueue", no_argument, OPT_PERF, NULL, NULL, NULL, VEIL_OPT_NO_READ_WQ },
+	{ "no-write-workqueue", no_argument, OPT_PERF, NULL, NULL, NULL, VEIL_OPT_NO_WRITE_WQ },
 };
 
 #define N_OPTIONS	(sizeof(options) / sizeof(options[0]))
@@ -278,17 +281,14 @@ static void add_feature(const char *word)
 	snprintf(opt.features + n, sizeof(opt.features) - n, " %s", word);
 }
 
-/* --fanout-chunk 8192 -> fanout_chunk:8192 */
-static int add_engine_option(const char *name, const char *value)
+/* --fanout-chunk 8192 -> fanout_chunk:8192: @word and @value of --@name */
+static int add_engine_option(const char *name, const char *word, const char *value)
 {
-	char feat[64], what[64], *p;
+	char feat[64], what[64];
 	uint64_t v;
 	int n;
 
-	n = snprintf(feat, sizeof(feat), "%s", name);
-	for (p = feat; *p; p++)
-		if (*p == '-')
-			*p = '_';
+	n = snprintf(feat, sizeof(feat), "%s", word);
 	if (value) {
 		snprintf(what, sizeof(what), "--%s", name);
 		if (vs_number_arg(value, what, UINT32_MAX, &v))
@@ -297,19 +297,6 @@ static int add_engine_option(const char *name, const char *value)
 	}
 	add_feature(feat);
 	return 0;
-}
-
-/* --perf-no_read_workqueue and the older --no-read-workqueue */
-static void add_perf(const char *name)
-{
-	if (strstr(name, "same"))
-		opt.perf_flags |= CRYPT_ACTIVATE_SAME_CPU_CRYPT;
-	else if (strstr(name, "submit"))
-		opt.perf_flags |= CRYPT_ACTIVATE_SUBMIT_FROM_CRYPT_CPUS;
-	else if (strstr(name, "read"))
-		opt.perf_flags |= CRYPT_ACTIVATE_NO_READ_WORKQUEUE;
-	else
-		opt.perf_flags |= CRYPT_ACTIVATE_NO_WRITE_WORKQUEUE;
 }
 
 /* A numeric option into @out (at most @max); a message and -EINVAL else. */
@@ -446,7 +433,8 @@ static int parse_option(int c, int idx)
 	case OPT_PERSISTENT:
 		opt.persistent = 1;
 		break;
-	case OPT_PERF: add_perf(long_opts[idx].name); break;
+	/* --perf-no_read_workqueue and the older --no-read-workqueue */
+	case OPT_PERF: opt.perf_flags |= vs_flag_of_word(options[idx].word); break;
 	case 'q': opt.batch = 1; break;
 	case 'v': opt.verbose = 1; break;
 	case OPT_DEBUG:
@@ -457,7 +445,8 @@ static int parse_option(int c, int idx)
 	case OPT_VALUE_FEATURE:
 	case OPT_FEATURE:
 		/* a mapping's options: a LUKS header has no place for them */
-		r = add_engine_option(long_opts[idx].name, c == OPT_VALUE_FEATURE ? optarg : NULL);
+		r = add_engine_option(options[idx].name, options[idx].word,
+				      c == OPT_VALUE_FEATURE ? optarg : NULL);
 		break;
 	default: r = -EINVAL; break;
 	}

@@ -19,6 +19,7 @@ struct crypt_device;
 #define VS_UUID_LUKS1		"VEIL-LUKS1-"
 #define VS_UUID_LUKS2		"VEIL-LUKS2-"
 #define VS_KEY_PREFIX		"veil:"
+#define VS_PLAIN_HASH		"ripemd160"	/* cryptsetup 2.6's plain default */
 #define VS_MAX_KEY		128	/* --key-size and benchmark rows */
 /* A loaded table's key field: hex of the longest key, or a keyring name. */
 #define VS_KEY_FIELD_MAX	(2 * VEIL_MAX_KEY_SIZE + 160)
@@ -89,6 +90,7 @@ struct vs_table {
 
 
 /* vs-table.c: veil table lines */
+uint32_t vs_flag_of_word(const char *word);
 uint64_t vs_device_sectors(const char *device);
 void vs_dev_path(const char *majmin, char *out, size_t len);
 int vs_table_get(const char *name, struct vs_table *t);
@@ -127,6 +129,7 @@ int vs_action_erase(int argc, char **argv);
 
 /* vs-dm.c: every libdevmapper call */
 void vs_dm_log_default(void);
+int vs_dm_temp_name(char *name, size_t len);
 int vs_dm_exists(const char *name);
 int vs_dm_create(const struct vs_map *m, const char *table, int read_only);
 void vs_dm_create_failed(const char *name);
@@ -146,6 +149,10 @@ int vs_read_passphrase(struct crypt_device *cd, const char *prompt,
 		       int verify, char **pass, size_t *len);
 int vs_keyring_add(const char *desc, const unsigned char *key, size_t len);
 void vs_keyring_drop(int32_t id);
+
+/* vs-plain.c: plain volume keys */
+int vs_plain_key(const char *path, struct vs_map *m);
+int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const char *key);
 
 /* vs-integrity.c: LUKS2 with dm-integrity below veil */
 void vs_integrity_lower(const char *name, struct vs_table *t);

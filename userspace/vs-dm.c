@@ -5,6 +5,7 @@
  * libdevmapper wipes its copies.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,32 @@ void vs_dm_log_default(void)
 {
 	dm_log_init_verbose(0);
 	dm_log_with_errno_init(NULL);
+}
+
+/**
+ * vs_dm_temp_name() - a name for a temporary mapping
+ * @name: "temporary-veilsetup-" and 16 random hex digits, as
+ *        libcryptsetup names its own.
+ * @len: the size of @name, at least 37.
+ *
+ * Return: 0, or -EIO when no random bytes could be read.
+ */
+int vs_dm_temp_name(char *name, size_t len)
+{
+	unsigned char rnd[8];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC), n;
+	size_t i;
+
+	if (fd < 0 || read(fd, rnd, sizeof(rnd)) != sizeof(rnd)) {
+		if (fd >= 0)
+			close(fd);
+		return -EIO;
+	}
+	close(fd);
+	n = snprintf(name, len, "temporary-veilsetup-");
+	for (i = 0; i < sizeof(rnd); i++)
+		n += snprintf(name + n, len - n, "%02x", rnd[i]);
+	return 0;
 }
 
 int vs_dm_exists(const char *name)

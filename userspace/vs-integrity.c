@@ -241,21 +241,12 @@ int vs_integrity_wipe(struct crypt_device *cd)
 {
 	char name[64], uuid[VS_DM_UUID_LEN], path[96], dif[80];
 	struct vs_map m = { .flags = CRYPT_ACTIVATE_NO_JOURNAL | CRYPT_ACTIVATE_PRIVATE };
-	unsigned char rnd[8];
 	sigset_t block, old;
-	size_t i;
 	int r;
 
-	r = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	if (r < 0 || read(r, rnd, sizeof(rnd)) != sizeof(rnd)) {
-		if (r >= 0)
-			close(r);
-		return -EIO;
-	}
-	close(r);
-	r = snprintf(name, sizeof(name), "temporary-veilsetup-");
-	for (i = 0; i < sizeof(rnd); i++)
-		r += snprintf(name + r, sizeof(name) - r, "%02x", rnd[i]);
+	r = vs_dm_temp_name(name, sizeof(name));
+	if (r)
+		return r;
 	snprintf(uuid, sizeof(uuid), VS_UUID_PREFIX "TEMP-%s", name);
 	snprintf(path, sizeof(path), "/dev/mapper/%s", name);
 	snprintf(dif, sizeof(dif), "%s_dif", name);

@@ -2,9 +2,10 @@
 /*
  * veilsetup mappings: open (plain, LUKS1, LUKS2), close, resize, refresh,
  * luksSuspend and luksResume. libcryptsetup reads the headers and
- * gives the volume key; veilsetup loads it with the veil target, as
- * cryptsetup loads it with crypt: LUKS2 keys go through the thread keyring
- * for the table load only, plain and LUKS1 keys into the table as hex.
+ * gives the volume key; veilsetup loads it with the veil target through
+ * the thread keyring, for the table load only: dmsetup masks the hex key
+ * of a crypt table but prints a veil table's, so no key goes into a table
+ * unless --disable-keyring asks for it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +23,6 @@
 
 #define DEFAULT_PLAIN_CIPHER	"aes-cbc-essiv:sha256"	/* cryptsetup 2.6 */
 #define DEFAULT_PLAIN_BITS	256
-#define DEFAULT_PLAIN_HASH	"ripemd160"
 
 /* Map @m as @m->name; the key's keyring entry, if any, is gone after. */
 static int map_volume(const struct vs_map *m, int keyring)
@@ -138,20 +138,12 @@ static int check_plain_aligned(const char *device, const struct vs_map *m)
 
 static int open_plain(const char *device, const char *name)
 {
-	struct crypt_params_plain params = {
-		.hash = opt.hash ?: DEFAULT_PLAIN_HASH,
-		.offset = opt.offset, .skip = opt.skip, .size = opt.size,
-		.sector_size = opt.sector_size ?: 512,
-	};
 	struct vs_map m = { .name = name, .offset = opt.offset,
 			    .iv_offset = opt.skip, .size = opt.size,
 			    .sector_size = opt.sector_size ?: 512,
 			    .iv_large_sectors = opt.iv_large_sectors,
 			    .flags = cli_flags() };
-	char path[128], uuid[VS_DM_UUID_LEN], cipher[64], mode[96];
-	struct crypt_device *cd = NULL;
-	char *pass = NULL;
-	size_t pass_len = 0;
+	char path[128], uuid[VS_DM_UUID_LEN];
 	int r, loop_fd;
 
 	snprintf(m.cipher, sizeof(m.cipher), "%s", opt.cipher ?: DEFAULT_PLAIN_CIPHER);
@@ -168,58 +160,11 @@ static int open_plain(const char *device, const char *name)
 		return r;
 	m.device = path;
 	r = check_free(name, path) ?: vs_check_cipher(m.cipher, m.key_size) ?:
-	    check_plain_aligned(path, &m);
-	if (r)
-		goto out;
-	if (opt.key_file && strcmp(opt.key_file, "-")) {
-		/* As cryptsetup 2.6: a key file is the key itself, unhashed. */
-		if (opt.hash)
-			fprintf(stderr, "WARNING: The --hash parameter is being ignored in "
-				"plain mode with keyfile specified.\n");
-		if (opt.keyfile_size && opt.keyfile_size != m.key_size)
-			fprintf(stderr, "WARNING: The --keyfile-size option is being ignored, "
-				"the read size is the same as the encryption key size.\n");
-		r = vs_read_passphrase(NULL, NULL, opt.key_file, opt.keyfile_offset,
-				       m.key_size, 0, &pass, &pass_len);
-		if (!r && pass_len != m.key_size) {
-			fprintf(stderr, "Cannot read %zu bytes from keyfile %s.\n",
-				m.key_size, opt.key_file);
-			r = -EINVAL;
-		}
-		if (!r) {
-			m.key = (unsigned char *)pass;
-			pass = NULL;
-		}
-	} else {
-		if (sscanf(m.cipher, "%63[^-]-%95s", cipher, mode) != 2) {
-			fprintf(stderr, "No known cipher specification pattern detected.\n");
-			r = -EINVAL;
-			goto out;
-		}
-		m.key = crypt_safe_alloc(m.key_size);
-		r = m.key ? vs_read_passphrase(NULL, "Enter passphrase: ", opt.key_file,
-					       opt.keyfile_offset, opt.keyfile_size, 0,
-					       &pass, &pass_len) : -ENOMEM;
-		if (!r)
-			r = crypt_init(&cd, path);
-		if (!r)
-			r = crypt_format(cd, CRYPT_PLAIN, cipher, mode, NULL, NULL,
-					 m.key_size, &params);
-		if (!r) {
-			size_t vk_size = m.key_size;
-
-			r = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, (char *)m.key,
-						 &vk_size, pass, pass_len);
-			r = r < 0 ? r : 0;
-		}
-	}
-	if (!r && !opt.test_passphrase)
-		r = map_volume(&m, 0);
-out:
+	    check_plain_aligned(path, &m) ?: vs_plain_key(path, &m);
+	if (!r)
+		r = map_volume(&m, !opt.disable_keyring);
 	if (loop_fd >= 0)
 		close(loop_fd);
-	crypt_free(cd);
-	crypt_safe_free(pass);
 	crypt_safe_free(m.key);
 	return r;
 }
@@ -332,7 +277,7 @@ static int open_luks(const char *device, const char *name)
 	char path[128], uuid[VS_DM_UUID_LEN], nodash[64];
 	const char *type;
 	uint32_t flags = 0;
-	int r, loop_fd = -1, keyring;
+	int r, loop_fd = -1;
 
 	r = vs_load_luks(device, &cd) ?: check_mappable(cd);
 	if (r)
@@ -365,11 +310,10 @@ static int open_luks(const char *device, const char *name)
 	r = luks_volume_key(cd, &m, device);
 	if (r < 0 || opt.test_passphrase)
 		goto out;
-	keyring = !opt.disable_keyring && !strcmp(type, CRYPT_LUKS2);
 	if (!crypt_get_integrity_info(cd, &ip) && ip.tag_size)
-		r = vs_integrity_open(cd, &m, keyring);
+		r = vs_integrity_open(cd, &m, !opt.disable_keyring);
 	else
-		r = map_volume(&m, keyring);
+		r = map_volume(&m, !opt.disable_keyring);
 	/* As cryptsetup: the flags of the active mapping go to the header. */
 	if (!r && opt.persistent && !strcmp(type, CRYPT_LUKS2)) {
 		r = crypt_persistent_flags_set(cd, CRYPT_FLAGS_ACTIVATION, m.flags);
@@ -448,13 +392,16 @@ int vs_action_close(int argc, char **argv)
 
 /*
  * The key field for a new table of mapping @t: the same hex key, or for a
- * keyring key the volume key again from the LUKS2 header's passphrase,
- * through the thread keyring (*@key_id, to drop after the load).
+ * keyring key the volume key again, through the thread keyring (*@key_id,
+ * to drop after the load): from the LUKS header's passphrase, or for a
+ * plain mapping from the passphrase and plain options given now, checked
+ * against the mapping's data.
  */
 static int reload_key(const char *name, struct vs_table *t, struct vs_map *m,
 		      int32_t *key_id, char **field)
 {
 	struct crypt_device *cd = NULL;
+	const char *type = vs_uuid_type(t->uuid);
 	char desc[192];
 	int r;
 
@@ -467,19 +414,27 @@ static int reload_key(const char *name, struct vs_table *t, struct vs_map *m,
 		memcpy(*field, t->key, sizeof(t->key));
 		return 0;
 	}
-	if (!vs_uuid_type(t->uuid) || strcmp(vs_uuid_type(t->uuid), CRYPT_LUKS2)) {
-		fprintf(stderr, "The key of %s is in the kernel keyring only: veilsetup "
-			"needs its LUKS2 header to load it again.\n", name);
+	if (!type) {
+		fprintf(stderr, "The key of %s is in the kernel keyring only, and it "
+			"is no veilsetup mapping: veilsetup cannot load it again.\n", name);
 		return -EINVAL;
 	}
-	r = vs_load_luks(opt.header ?: t->path, &cd);
-	if (!r)
-		r = luks_volume_key(cd, m, t->path);
+	if (!strcmp(type, CRYPT_PLAIN)) {
+		m->key_size = t->key_bits / 8;
+		m->size = 0;
+		r = vs_plain_key(t->path, m);
+	} else {
+		r = vs_load_luks(opt.header ?: t->path, &cd);
+		if (!r)
+			r = luks_volume_key(cd, m, t->path);
+		crypt_free(cd);
+	}
 	if (r >= 0) {
 		snprintf(desc, sizeof(desc), VS_KEY_PREFIX "%s", t->uuid);
 		r = vs_key_field(m, 1, desc, key_id, field);
 	}
-	crypt_free(cd);
+	if (!r && !strcmp(type, CRYPT_PLAIN))
+		r = vs_plain_key_check(t, m, *field);
 	return r < 0 ? r : 0;
 }
 
@@ -686,8 +641,7 @@ int vs_action_resume(int argc, char **argv)
 		goto out;
 	/* After key wipe the table shows no reference: decide as open does. */
 	snprintf(desc, sizeof(desc), VS_KEY_PREFIX "%s", t.uuid);
-	r = vs_key_field(&m, !opt.disable_keyring && !strcmp(crypt_get_type(cd), CRYPT_LUKS2),
-		      desc, &key_id, &key);
+	r = vs_key_field(&m, !opt.disable_keyring, desc, &key_id, &key);
 	if (r)
 		goto out;
 	msg = crypt_safe_alloc(VS_TABLE_MAX);

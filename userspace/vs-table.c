@@ -36,6 +36,17 @@ static const struct {
 
 #define N_FLAGS	(sizeof(flag_words) / sizeof(flag_words[0]))
 
+/* The CRYPT_ACTIVATE_* flag of table word @word, or 0. */
+uint32_t vs_flag_of_word(const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < N_FLAGS; i++)
+		if (!strcmp(word, flag_words[i].word))
+			return flag_words[i].flag;
+	return 0;
+}
+
 uint64_t vs_device_sectors(const char *device)
 {
 	uint64_t bytes = 0;
@@ -219,6 +230,8 @@ int vs_key_field(const struct vs_map *m, int keyring, const char *desc,
 	if (!field)
 		return -ENOMEM;
 	if (!keyring) {
+		fprintf(stderr, "WARNING: the key goes into the table, where 'dmsetup "
+			"table' prints it (dmsetup hides the keys of crypt tables only).\n");
 		for (i = 0; i < m->key_size; i++)
 			snprintf(field + 2 * i, 3, "%02x", m->key[i]);
 		*out = field;

@@ -51,8 +51,38 @@ echo x | "$VS" open --type plain -c aes-ctr-plain64 -h sha256 "$LOOP" vt 2> "$WO
 grep -q 'WARNING: aes-ctr-plain64 is CTR mode' "$WORK/warn" || fail "no CTR warning"
 "$VS" close vt
 
-# As cryptsetup: a plain key is in the table (hex), 256 bits by default.
+# A plain key goes through the keyring, 256 bits by default: dmsetup
+# prints the hex key of any table but crypt's. --disable-keyring puts it
+# in the table, with a warning.
 echo secret | "$VS" open --type plain -h sha256 -c aes-xts-plain64 "$LOOP" vt
-dmsetup table --showkeys vt | grep -Eq ' [0-9a-f]{64} ' || fail "plain: no hex key in the table"
-"$VS" status vt | grep -q 'key location: dm-veil' || fail "status: key location"
+key_hidden vt
+dmsetup table vt | grep -q ' :32:logon:veil:' || fail "plain: not a 256-bit key: $(dmsetup table vt)"
+"$VS" status vt | grep -q 'key location: keyring' || fail "status: key location"
+"$VS" close vt
+echo secret | "$VS" open --type plain -h sha256 --disable-keyring "$LOOP" vt 2> "$WORK/warn"
+dmsetup table --showkeys vt | grep -Eq ' [0-9a-f]{64} ' || fail "--disable-keyring: no hex key"
+grep -q 'dmsetup table' "$WORK/warn" || fail "--disable-keyring: no warning: $(cat "$WORK/warn")"
+"$VS" status vt | grep -q 'key location: dm-veil' || fail "status: key location dm-veil"
+"$VS" close vt
+
+# Resize of a plain volume whose key is in no keyring: the passphrase and
+# plain options again, the key checked against the mapping's data; a wrong
+# one changes nothing (exit 2, as a wrong LUKS passphrase).
+echo secret | "$VS" open --type plain -h sha256 --size 16384 "$LOOP" vt
+write_direct "$WORK/a" /dev/mapper/vt
+rc=0
+echo wrong | "$VS" resize -h sha256 vt 2> "$WORK/err" || rc=$?
+[ "$rc" = 2 ] || fail "resize, wrong passphrase: exit $rc: $(cat "$WORK/err")"
+grep -q 'No key available with this passphrase.' "$WORK/err" || fail "resize, wrong passphrase: $(cat "$WORK/err")"
+rc=0
+echo secret | "$VS" resize vt 2> "$WORK/err" || rc=$?
+[ "$rc" = 2 ] || fail "resize, other hash: exit $rc: $(cat "$WORK/err")"
+[ "$(sectors /dev/mapper/vt)" = 16384 ] || fail "a refused resize changed the size: $(sectors /dev/mapper/vt)"
+echo secret | "$VS" resize -h sha256 vt || fail "resize with the passphrase"
+[ "$(sectors /dev/mapper/vt)" = "$(sectors "$LOOP")" ] || fail "resize: $(sectors /dev/mapper/vt) sectors"
+key_hidden vt
+same_data "$WORK/a" /dev/mapper/vt || fail "resize: other data"
+echo secret | "$VS" refresh -h sha256 --allow-discards vt || fail "refresh with the passphrase"
+dmsetup table vt | grep -q ' allow_discards' || fail "refresh --allow-discards: $(dmsetup table vt)"
+same_data "$WORK/a" /dev/mapper/vt || fail "refresh: other data"
 "$VS" close vt

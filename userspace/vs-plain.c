@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Plain volume keys: made from a passphrase or key file as libcryptsetup's
+ * plain format makes them, and, for a mapping whose key is in no keyring
+ * any more, checked against the mapping before a new table is loaded with
+ * it: a plain volume has no header to tell a wrong passphrase, and a table
+ * with another key would hand out garbage for every sector.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <libcryptsetup.h>
+
+#include "veilsetup.h"
+
+/**
+ * vs_plain_key() - a plain volume's key
+ * @path: the device below, for libcryptsetup's plain format.
+ * @m: cipher, key_size, offset, iv_offset, size and sector_size set;
+ *     m->key is allocated here and holds the key on success.
+ *
+ * A key file other than standard input is the key itself, as in
+ * cryptsetup 2.6; a passphrase is hashed with --hash (ripemd160 by
+ * default).
+ *
+ * Return: 0 or a negative errno, with a message.
+ */
+int vs_plain_key(const char *path, struct vs_map *m)
+{
+	struct crypt_params_plain params = {
+		.hash = opt.hash ?: VS_PLAIN_HASH,
+		.offset = m->offset, .skip = m->iv_offset, .size = m->size,
+		.sector_size = m->sector_size,
+	};
+	char cipher[64], mode[96], *pass = NULL;
+	struct crypt_device *cd = NULL;
+	size_t pass_len = 0, vk_size = m->key_size;
+	int r;
+
+	if (opt.key_file && strcmp(opt.key_file, "-")) {
+		if (opt.hash)
+			fprintf(stderr, "WARNING: The --hash parameter is being ignored in "
+				"plain mode with keyfile specified.\n");
+		if (opt.keyfile_size && opt.keyfile_size != m->key_size)
+			fprintf(stderr, "WARNING: The --keyfile-size option is being ignored, "
+				"the read size is the same as the encryption key size.\n");
+		r = vs_read_passphrase(NULL, NULL, opt.key_file, opt.keyfile_offset,
+				       m->key_size, 0, &pass, &pass_len);
+		if (!r && pass_len != m->key_size) {
+			fprintf(stderr, "Cannot read %zu bytes from keyfile %s.\n",
+				m->key_size, opt.key_file);
+			r = -EINVAL;
+		}
+		if (r) {
+			crypt_safe_free(pass);
+			return r;
+		}
+		m->key = (unsigned char *)pass;
+		return 0;
+	}
+	if (sscanf(m->cipher, "%63[^-]-%95s", cipher, mode) != 2) {
+		fprintf(stderr, "No known cipher specification pattern detected.\n");
+		return -EINVAL;
+	}
+	m->key = crypt_safe_alloc(m->key_size);
+	r = m->key ? vs_read_passphrase(NULL, "Enter passphrase: ", opt.key_file,
+					opt.keyfile_offset, opt.keyfile_size, 0,
+					&pass, &pass_len) : -ENOMEM;
+	if (!r)
+		r = crypt_init(&cd, path);
+	if (!r)
+		r = crypt_format(cd, CRYPT_PLAIN, cipher, mode, NULL, NULL, m->key_size,
+				 &params);
+	if (!r)
+		r = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, (char *)m->key, &vk_size,
+					 pass, pass_len);
+	crypt_free(cd);
+	crypt_safe_free(pass);
+	return r < 0 ? r : 0;
+}
+
+/* One encryption sector at the start of @path into @buf, bypassing caches. */
+static int read_first_sector(const char *path, void *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, buf, len, 0);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+/**
+ * vs_plain_key_check() - does a key decrypt what a mapping decrypts?
+ * @t: the active mapping.
+ * @m: its cipher, offsets, sector size and flags, as a new table of it.
+ * @key: the table key field to check (hex or a keyring reference, valid
+ *       until the caller drops it).
+ *
+ * The first encryption sector is read through the mapping and through a
+ * temporary read-only mapping of it with @key (private to udev, removed
+ * after); the mapping is read again after, so that a write in between is
+ * not taken for a wrong key. Different keys give different plaintexts
+ * of any sector but with a chance of 2^-4096 and less.
+ *
+ * Return: 0 when the plaintexts are the same, -EPERM when they differ
+ * (with cryptsetup's message for a wrong passphrase), another negative
+ * errno when the check could not be made.
+ */
+int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const char *key)
+{
+	char name[64], uuid[VS_DM_UUID_LEN], tmp_path[96], live_path[160];
+	struct vs_map tm = *m;
+	unsigned char *live = NULL, *again = NULL, *cand = NULL;
+	size_t len = m->sector_size;
+	char *table = NULL;
+	int r, tries;
+
+	r = vs_dm_temp_name(name, sizeof(name));
+	if (r)
+		return r;
+	snprintf(uuid, sizeof(uuid), VS_UUID_PREFIX "TEMP-%s", name);
+	snprintf(tmp_path, sizeof(tmp_path), "/dev/mapper/%s", name);
+	snprintf(live_path, sizeof(live_path), "/dev/mapper/%s", m->name);
+	tm.name = name;
+	tm.uuid = uuid;
+	tm.flags |= CRYPT_ACTIVATE_PRIVATE;
+	if (posix_memalign((void **)&live, 4096, len) ||
+	    posix_memalign((void **)&again, 4096, len) ||
+	    posix_memalign((void **)&cand, 4096, len)) {
+		r = -ENOMEM;
+		goto out;
+	}
+	table = vs_table_build(&tm, len / 512, key, t->features);
+	if (!table) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = vs_dm_create(&tm, table, 1);
+	if (r) {
+		vs_dm_create_failed(name);
+		goto out;
+	}
+	r = read_first_sector(live_path, live, len);
+	for (tries = 0; !r && tries < 3; tries++) {
+		r = read_first_sector(tmp_path, cand, len) ?:
+		    read_first_sector(live_path, again, len);
+		if (r || !memcmp(live, again, len))
+			break;
+		memcpy(live, again, len);
+	}
+	if (!r)
+		r = memcmp(live, again, len) ? -EBUSY : memcmp(live, cand, len) ? -EPERM : 0;
+	if (vs_dm_remove(name))
+		fprintf(stderr, "Cannot deactivate temporary device %s.\n", tmp_path);
+out:
+	if (r == -EPERM)
+		fprintf(stderr, "No key available with this passphrase.\n");
+	else if (r)
+		fprintf(stderr, "Cannot check the key of %s against its data: %s.\n",
+			m->name, strerror(-r));
+	crypt_safe_free(table);
+	if (live)
+		explicit_bzero(live, len);
+	if (again)
+		explicit_bzero(again, len);
+	if (cand)
+		explicit_bzero(cand, len);
+	free(live);
+	free(again);
+	free(cand);
+	return r;
+}
