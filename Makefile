@@ -5,6 +5,7 @@
 #                 another installed one) in build/modules/<release>/, and
 #                 userspace/veilsetup
 #   make install  build and install both; module under /lib/modules/<release>/extra
+#                 (make uninstall removes them; uninstall-veilsetup the tools only)
 #   make dkms-install  the module through DKMS, for every installed kernel with
 #                 headers and those installed later, and veilsetup;
 #                 make dkms-remove undoes the module's part
@@ -13,7 +14,7 @@
 #                 as root): only make test, check, demo and bench need it
 #   make test     deps + build + run the in-guest suite (T=pattern to filter,
 #                 SET=name for one of the sets below)
-#   make check    the fast subset for the edit loop (SET=check, about 10 min)
+#   make check    the fast subset for the edit loop (SET=check, about 5 min)
 #   make demo     deps + build + an encrypted volume on a loop file, in the guest
 #   make bench    deps + build + fio: raw vs dm-crypt vs veil, in the guest
 #   make bench-fs deps + build + file-system command times per cipher
@@ -90,6 +91,17 @@ install-veilsetup: veilsetup
 	install -D -m 0644 veiltab.service.tmp $(DESTDIR)/etc/systemd/system/veiltab.service
 	rm -f veiltab.service.tmp
 
+# What install and install-veilsetup put in place, out again.
+uninstall: uninstall-veilsetup
+	rm -f $(DESTDIR)/lib/modules/$(REL)/extra/dm-veil.ko
+	[ -n "$(DESTDIR)" ] || depmod -a $(REL)
+
+uninstall-veilsetup:
+	rm -f $(DESTDIR)/usr/local/sbin/veilsetup $(DESTDIR)/usr/local/sbin/veiltab \
+		$(DESTDIR)/usr/local/share/man/man8/veilsetup.8 \
+		$(DESTDIR)/usr/local/share/bash-completion/completions/veilsetup \
+		$(DESTDIR)/etc/systemd/system/veiltab.service
+
 DKMS_SRC = $(DESTDIR)/usr/src/dm-veil-$(VERSION)
 
 # The DKMS source tree: dkms.conf and the module's sources.
@@ -132,9 +144,9 @@ check-build-deps: kernel check-userspace-deps
 
 check-userspace-deps:
 	@for h in libcryptsetup.h libdevmapper.h json-c/json.h; do \
-		[ -f /usr/include/$$h ] || { echo "Missing /usr/include/$$h (libcryptsetup-dev, libdevmapper-dev, libjson-c-dev): run 'make deps'."; exit 1; }; \
+		[ -f /usr/include/$$h ] || { echo "Missing /usr/include/$$h: apt install libcryptsetup-dev libdevmapper-dev libjson-c-dev."; exit 1; }; \
 	done
-	@command -v cc >/dev/null || { echo "No C compiler: install gcc (make deps)."; exit 1; }
+	@command -v cc >/dev/null || { echo "No C compiler: apt install gcc."; exit 1; }
 
 deps:
 	scripts/deps.sh $(DEPS_ARGS)
@@ -205,4 +217,4 @@ clean:
 distclean: clean
 	rm -rf build
 
-.PHONY: all module kernel debug-kernel veilsetup install install-veilsetup dkms-src dkms-install dkms-remove deb check-build-deps check-userspace-deps deps test check demo bench bench-fs bench-nbd checkpatch clean distclean
+.PHONY: all module kernel debug-kernel veilsetup install install-veilsetup uninstall uninstall-veilsetup dkms-src dkms-install dkms-remove deb check-build-deps check-userspace-deps deps test check demo bench bench-fs bench-nbd checkpatch clean distclean

@@ -15,6 +15,22 @@ bench_results() {
 	echo "${BENCH_RESULTS:-$TOP/build/bench/$rel${1:+/$1}}"
 }
 
+# bench_revision RES SETTINGS: what was measured, in RES/revision.txt: the
+# revision ("-dirty" with code changes: the results it replaces do not
+# count), the module, the kernel, the date and SETTINGS.
+bench_revision() {
+	local rev
+	rev=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	[ -z "$(git -C "$TOP" status --porcelain -- . ':!bench/results' 2>/dev/null)" ] || rev="$rev-dirty"
+	{
+		echo "revision: $rev"
+		echo "module: ${VEIL_KO:-the one make built}"
+		echo "kernel: $("$TOP/scripts/kver.sh")"
+		echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+		echo "settings: $2"
+	} > "$1/revision.txt"
+}
+
 # bench_publish RES KIND: the report in RES to bench/results/<series>/KIND.
 bench_publish() {
 	local res=$1 kind=$2 rel series pub f

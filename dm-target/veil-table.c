@@ -364,13 +364,13 @@ static int veil_parse_sector_size(struct dm_target *ti, struct veil_c *vc,
 
 	if (sscanf(val, "%u%c", &size, &dummy) != 1 || size < SECTOR_SIZE ||
 	    size > VEIL_MAX_SECTOR_SIZE || !is_power_of_2(size)) {
-		ti->error = "Invalid feature value for sector_size";
+		ti->error = "Invalid feature value for " VEIL_OPTV_SECTOR_SIZE;
 		return -EINVAL;
 	}
 	vc->sector_size = size;
 	vc->sector_shift = __ffs(size) - SECTOR_SHIFT;
 	if (ti->len & ((size >> SECTOR_SHIFT) - 1)) {
-		ti->error = "Device size is not multiple of sector_size feature";
+		ti->error = "Device size is not multiple of " VEIL_OPTV_SECTOR_SIZE " feature";
 		return -EINVAL;
 	}
 	return 0;
@@ -493,7 +493,7 @@ static int veil_parse_option(struct dm_target *ti, struct veil_c *vc,
 	if (val) {
 		if (kstrtouint(val, 10, &vc->mac_key_size) ||
 		    !vc->mac_key_size || vc->mac_key_size > VEIL_MAX_KEY_SIZE) {
-			ti->error = "Invalid integrity_key_size argument";
+			ti->error = "Invalid " VEIL_OPTV_INTEGRITY_KEY_SIZE " argument";
 			return -EINVAL;
 		}
 		vc->mac_key_size_set = true;
@@ -502,12 +502,12 @@ static int veil_parse_option(struct dm_target *ti, struct veil_c *vc,
 	val = veil_opt_value(opt, VEIL_OPTV_FANOUT_CHUNK);
 	if (val)
 		return veil_parse_size(ti, val,
-				       "Invalid feature value for fanout_chunk",
+				       "Invalid feature value for " VEIL_OPTV_FANOUT_CHUNK,
 				       &vc->fanout_chunk);
 	val = veil_opt_value(opt, VEIL_OPTV_KS_AHEAD_MAX);
 	if (val)
 		return veil_parse_size(ti, val,
-				       "Invalid feature value for keystream_ahead_max",
+				       "Invalid feature value for " VEIL_OPTV_KS_AHEAD_MAX,
 				       &vc->ks_ahead_max);
 	if (veil_parse_flag(vc, opt, veil_crypt_flag_opts,
 			    ARRAY_SIZE(veil_crypt_flag_opts)) ||

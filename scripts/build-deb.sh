@@ -9,7 +9,7 @@ OUT=${DEB_OUT:-$TOP/build/deb}
 die() { echo "build-deb: $*" >&2; exit 1; }
 
 for t in dpkg-buildpackage:dpkg-dev dh:debhelper dh_dkms:dh-dkms fakeroot:fakeroot; do
-	command -v "${t%%:*}" >/dev/null || die "${t%%:*} not found: install ${t#*:} (make deps: scripts/deps.sh deb)"
+	command -v "${t%%:*}" >/dev/null || die "${t%%:*} not found: apt install ${t#*:}"
 done
 version=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$TOP/debian/changelog")
 src=$OUT/src/dm-veil-$version

@@ -35,7 +35,7 @@ stock)
 		ver=$(ls /boot/ 2>/dev/null | sed -n 's/^vmlinuz-//p' |
 		      grep -E "^${want//./\\.}[.-]" | sort -V | tail -1 || true)
 	fi
-	[ -n "$ver" ] || die "no Debian kernel $want in /boot: install linux-image-$want* (make deps)"
+	[ -n "$ver" ] || die "no Debian kernel $want in /boot: install linux-image-$want* and its headers"
 	kdir=/usr/src/linux-headers-$ver
 	[ -d "$kdir" ] || kdir=/lib/modules/$ver/build
 	[ -d "$kdir" ] || die "no headers for kernel $ver: install linux-headers-$ver"

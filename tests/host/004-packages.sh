@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Host side: the Debian packages as a user gets them. make deb builds
 # dm-veil-dkms and veilsetup; a guest whose /etc, /usr and /var are
-# overlays installs them with dpkg -i (DKMS builds the module for the
+# overlays installs them with apt-get (DKMS builds the module for the
 # guest's kernel), opens a LUKS2 volume with veilsetup and no insmod,
 # writes, reopens, verifies and purges both (tests/host/package-guest.sh).
 #
@@ -10,7 +10,7 @@
 #
 # run: on request (make test T=host/004): DKMS compiles the module inside
 # the emulated guest (12 minutes on 6.12 with a second guest running, more
-# than 25 with two); CI runs it on 6.12.
+# than 25 with two), more than CI's budget has room for.
 # limit: 3000
 set -eu
 RESULTS=$1

@@ -598,11 +598,11 @@ static char *random_feature(void)
 {
 	switch (rnd(5)) {
 	case 0:
-		return xasprintf("sector_size:%s", edge_number());
+		return xasprintf(VEIL_OPTV_SECTOR_SIZE ":%s", edge_number());
 	case 1:
-		return xasprintf("fanout_chunk:%s", edge_number());
+		return xasprintf(VEIL_OPTV_FANOUT_CHUNK ":%s", edge_number());
 	case 2:
-		return xasprintf("keystream_ahead_max:%s", edge_number());
+		return xasprintf(VEIL_OPTV_KS_AHEAD_MAX ":%s", edge_number());
 	case 3:
 		return xstrdup(junk_tokens[rnd(NJUNK)]);
 	default:
