@@ -204,12 +204,18 @@ int vs_keyring_add(const char *desc, const unsigned char *key, size_t len)
 	long id = syscall(SYS_add_key, "logon", desc, key, len,
 			  KEY_SPEC_THREAD_KEYRING);
 
-	if (id < 0) {
-		fprintf(stderr, "Cannot add the key to the kernel keyring: %s.\n",
-			strerror(errno));
-		return -errno;
+	int err = errno;
+
+	if (id >= 0)
+		return (int)id;
+	fprintf(stderr, "Cannot add the key to the kernel keyring: %s.\n", strerror(err));
+	/* No keyring at all, or one this process may not use: not a passphrase error. */
+	if (err == ENOSYS || err == EPERM || err == EACCES) {
+		fprintf(stderr, "Without a keyring, --disable-keyring puts the key into the "
+			"table, where 'dmsetup table' prints it.\n");
+		return -EINVAL;
 	}
-	return (int)id;
+	return -err;
 }
 
 /**

@@ -8,10 +8,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
 #include <libcryptsetup.h>
 
 #include "veilsetup.h"
@@ -82,17 +85,35 @@ int vs_plain_key(const char *path, struct vs_map *m)
 	return r < 0 ? r : 0;
 }
 
-/* One encryption sector at the start of @path into @buf, bypassing caches. */
+/* The first @len bytes of @path into @buf, bypassing caches. */
 static int read_first_sector(const char *path, void *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC), err;
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
 	n = pread(fd, buf, len, 0);
+	err = n < 0 ? errno : EIO;
 	close(fd);
-	return n == (ssize_t)len ? 0 : -EIO;
+	return n == (ssize_t)len ? 0 : -err;
+}
+
+/*
+ * What the check reads: one encryption sector, or one logical block of the
+ * mapping where that is larger (a disk with 4096-byte blocks under
+ * 512-byte sectors), which a table and O_DIRECT need whole.
+ */
+static size_t check_len(const char *path, unsigned int sector_size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), block = 0;
+
+	if (fd >= 0) {
+		if (ioctl(fd, BLKSSZGET, &block))
+			block = 0;
+		close(fd);
+	}
+	return (size_t)block > sector_size ? (size_t)block : sector_size;
 }
 
 /**
@@ -102,11 +123,12 @@ static int read_first_sector(const char *path, void *buf, size_t len)
  * @key: the table key field to check (hex or a keyring reference, valid
  *       until the caller drops it).
  *
- * The first encryption sector is read through the mapping and through a
- * temporary read-only mapping of it with @key (private to udev, removed
- * after); the mapping is read again after, so that a write in between is
- * not taken for a wrong key. Different keys give different plaintexts
- * of any sector but with a chance of 2^-4096 and less.
+ * The first encryption sector (or logical block, if larger) is read
+ * through the mapping and through a temporary read-only mapping of it with
+ * @key (private to udev, removed after; SIGINT and SIGTERM wait for that);
+ * the mapping is read again after, so that a write in between is not taken
+ * for a wrong key. Different keys give different plaintexts of any sector
+ * but with a chance of 2^-4096 and less.
  *
  * Return: 0 when the plaintexts are the same, -EPERM when they differ
  * (with cryptsetup's message for a wrong passphrase), another negative
@@ -117,8 +139,9 @@ int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const c
 	char name[64], uuid[VS_DM_UUID_LEN], tmp_path[96], live_path[160];
 	struct vs_map tm = *m;
 	unsigned char *live = NULL, *again = NULL, *cand = NULL;
-	size_t len = m->sector_size;
 	char *table = NULL;
+	sigset_t block, old;
+	size_t len;
 	int r, tries;
 
 	r = vs_dm_temp_name(name, sizeof(name));
@@ -127,6 +150,7 @@ int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const c
 	snprintf(uuid, sizeof(uuid), VS_UUID_PREFIX "TEMP-%s", name);
 	snprintf(tmp_path, sizeof(tmp_path), "/dev/mapper/%s", name);
 	snprintf(live_path, sizeof(live_path), "/dev/mapper/%s", m->name);
+	len = check_len(live_path, m->sector_size);
 	tm.name = name;
 	tm.uuid = uuid;
 	tm.flags |= CRYPT_ACTIVATE_PRIVATE;
@@ -141,8 +165,13 @@ int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const c
 		r = -ENOMEM;
 		goto out;
 	}
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	r = vs_dm_create(&tm, table, 1);
 	if (r) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		vs_dm_create_failed(name);
 		goto out;
 	}
@@ -156,11 +185,15 @@ int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const c
 	}
 	if (!r)
 		r = memcmp(live, again, len) ? -EBUSY : memcmp(live, cand, len) ? -EPERM : 0;
-	if (vs_dm_remove(name))
+	if (vs_dm_remove(name)) {
 		fprintf(stderr, "Cannot deactivate temporary device %s.\n", tmp_path);
+		r = r ?: -EBUSY;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 out:
 	if (r == -EPERM)
-		fprintf(stderr, "No key available with this passphrase.\n");
+		fprintf(stderr, "No key available with this passphrase (a plain volume: "
+			"give the --hash and key file options it was opened with).\n");
 	else if (r)
 		fprintf(stderr, "Cannot check the key of %s against its data: %s.\n",
 			m->name, strerror(-r));

@@ -5,7 +5,7 @@
 # and with dm-crypt's workqueue options, veil and dm-crypt read each other's
 # data (1 MiB requests, so that large bios are split). CTR keystream-ahead:
 # 64 KiB reads with the defaults and with same_cpu_crypt, and 1 MiB reads
-# in 4 KiB chunks.
+# in 4 KiB chunks. high_priority where dm-crypt has it (6.10 on).
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires module dm_crypt loop
@@ -22,3 +22,8 @@ BS=65536 interop_all 12345 "same_cpu_crypt" "" '^aes-ctr-plain64$'
 interop_all 12345 "same_cpu_crypt no_read_workqueue" "" "$specs"
 interop_all 12345 "no_write_workqueue submit_from_crypt_cpus" "fanout_chunk:4096" "$specs"
 interop_all $((8 * 1543)) "sector_size:4096 iv_large_sectors no_read_workqueue" "fanout_chunk:4096" "$specs"
+# dm-crypt's high_priority, from 6.10 on (6.1's dm-crypt refuses it).
+if [ "$(printf '%s\n' 6.10 "$(uname -r)" | sort -V | head -1)" = 6.10 ]; then
+	interop_all 12345 "high_priority" "" "$specs"
+	interop_all 12345 "high_priority no_read_workqueue no_write_workqueue" "fanout_chunk:4096" "$specs"
+fi

@@ -73,7 +73,7 @@ write_direct "$WORK/a" /dev/mapper/vt
 rc=0
 echo wrong | "$VS" resize -h sha256 vt 2> "$WORK/err" || rc=$?
 [ "$rc" = 2 ] || fail "resize, wrong passphrase: exit $rc: $(cat "$WORK/err")"
-grep -q 'No key available with this passphrase.' "$WORK/err" || fail "resize, wrong passphrase: $(cat "$WORK/err")"
+grep -q 'No key available with this passphrase' "$WORK/err" || fail "resize, wrong passphrase: $(cat "$WORK/err")"
 rc=0
 echo secret | "$VS" resize vt 2> "$WORK/err" || rc=$?
 [ "$rc" = 2 ] || fail "resize, other hash: exit $rc: $(cat "$WORK/err")"
@@ -85,4 +85,14 @@ same_data "$WORK/a" /dev/mapper/vt || fail "resize: other data"
 echo secret | "$VS" refresh -h sha256 --allow-discards vt || fail "refresh with the passphrase"
 dmsetup table vt | grep -q ' allow_discards' || fail "refresh --allow-discards: $(dmsetup table vt)"
 same_data "$WORK/a" /dev/mapper/vt || fail "refresh: other data"
+"$VS" close vt
+# On a disk of 4096-byte blocks, 512-byte sectors: the check reads a block.
+losetup -d "$LOOP"
+LOOP=$(losetup -f --show -b 4096 "$LOOP_FILE")
+_loops+=("$LOOP")
+echo secret | "$VS" open --type plain -h sha256 --size 16384 "$LOOP" vt
+write_direct "$WORK/a" /dev/mapper/vt
+echo secret | "$VS" resize -h sha256 vt || fail "resize on 4096-byte blocks"
+[ "$(sectors /dev/mapper/vt)" = "$(sectors "$LOOP")" ] || fail "resize on 4096-byte blocks: $(sectors /dev/mapper/vt) sectors"
+same_data "$WORK/a" /dev/mapper/vt || fail "resize on 4096-byte blocks: other data"
 "$VS" close vt
