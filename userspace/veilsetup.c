@@ -60,6 +60,8 @@ static const struct action actions[] = {
 	  "Restore LUKS device header and keyslots", NULL },
 	{ "erase", vs_action_erase, 1, 1, "<device>",
 	  "erase all keyslots (remove encryption key)", NULL },
+	{ "token", vs_action_token, 2, 2, "<add|remove|import|export|unassign> <device>",
+	  "Manipulate LUKS2 tokens", NULL },
 	{ "benchmark", vs_action_benchmark, 0, 0, "[--cipher <cipher>]", "benchmark cipher", NULL },
 	/* cryptsetup's older spellings */
 	{ "luksOpen", vs_action_luks_open, 1, 2, "<device> <name>", "open LUKS device as <name>",
@@ -80,7 +82,8 @@ enum {
 	OPT_VALUE_FEATURE, OPT_FEATURE, OPT_IV_LARGE, OPT_HEADER,
 	OPT_BACKUP_FILE, OPT_TEST_PASSPHRASE, OPT_DEBUG, OPT_UUID, OPT_LABEL,
 	OPT_PERSISTENT, OPT_PERF, OPT_ALIGN_PAYLOAD, OPT_NO_JOURNAL,
-	OPT_NO_WIPE,
+	OPT_NO_WIPE, OPT_TOKEN_ID, OPT_TOKEN_ONLY, OPT_TOKEN_TYPE, OPT_TOKEN_REPLACE,
+	OPT_DISABLE_EXTERNAL_TOKENS, OPT_KEY_DESCRIPTION, OPT_JSON_FILE,
 };
 
 /*
@@ -116,7 +119,7 @@ static const struct vs_option {
 	{ "new-keyfile-size", required_argument, OPT_NEW_KEYFILE_SIZE, "BYTES",
 	  "read at most this much of the new key file", NULL, NULL },
 	{ "key-slot", required_argument, 'S', "NUM", "the keyslot to use",
-	  "open luksFormat luksAddKey luksChangeKey luksDump luksResume", NULL },
+	  "open luksFormat luksAddKey luksChangeKey luksDump luksResume token", NULL },
 	{ "verify-passphrase", no_argument, 'y', NULL, "ask for the passphrase twice", NULL, NULL },
 	{ "offset", required_argument, 'o', "SECTORS", "where the data starts on the device",
 	  "open luksFormat", NULL },
@@ -142,6 +145,20 @@ static const struct vs_option {
 	{ "header", required_argument, OPT_HEADER, "FILE", "a detached LUKS header", NULL, NULL },
 	{ "header-backup-file", required_argument, OPT_BACKUP_FILE, "FILE",
 	  "the file of luksHeaderBackup and luksHeaderRestore", NULL, NULL },
+	{ "token-id", required_argument, OPT_TOKEN_ID, "NUM",
+	  "the LUKS2 token to open with, or for the token action", NULL, NULL },
+	{ "token-only", no_argument, OPT_TOKEN_ONLY, NULL,
+	  "no passphrase if no token opens the volume", NULL, NULL },
+	{ "token-type", required_argument, OPT_TOKEN_TYPE, "STRING",
+	  "open only with tokens of this type", NULL, NULL },
+	{ "token-replace", no_argument, OPT_TOKEN_REPLACE, NULL,
+	  "token add, import: replace the token --token-id names", "token", NULL },
+	{ "disable-external-tokens", no_argument, OPT_DISABLE_EXTERNAL_TOKENS, NULL,
+	  "no LUKS2 token plugins (TPM2, FIDO2, PKCS#11)", NULL, NULL },
+	{ "key-description", required_argument, OPT_KEY_DESCRIPTION, "STRING",
+	  "token add: the user keyring key with the passphrase", NULL, NULL },
+	{ "json-file", required_argument, OPT_JSON_FILE, "FILE",
+	  "token import, export: a file, not stdin or stdout", NULL, NULL },
 	{ "test-passphrase", no_argument, OPT_TEST_PASSPHRASE, NULL,
 	  "check the passphrase, map nothing", "open", NULL },
 	{ "tries", required_argument, 'T', "NUM", "passphrase attempts", NULL, NULL },
@@ -207,6 +224,7 @@ static void usage(FILE *f)
 {
 	const struct vs_option *o;
 	const struct action *a;
+	const char *plugins;
 
 	fprintf(f, "veilsetup " VS_VERSION "\n"
 		"Usage: veilsetup [OPTION...] <action> <action-specific>\n\n"
@@ -230,6 +248,13 @@ static void usage(FILE *f)
 	fprintf(f, "\nDefault compiled-in device cipher parameters:\n"
 		"\tplain: aes-cbc-essiv:sha256, Key: 256 bits, Password hashing: ripemd160\n"
 		"\tLUKS: aes-xts-plain64, Key: 256 bits (512 with XTS), PBKDF: libcryptsetup's\n");
+	/* libcryptsetup's, which loads the plugins (TPM2, FIDO2, PKCS#11) */
+	plugins = crypt_token_external_path();
+	if (plugins)
+		fprintf(f, "\nLUKS2 external token plugin support is compiled-in.\n"
+			"LUKS2 external token plugin path: %s.\n", plugins);
+	else
+		fprintf(f, "\nLUKS2 external token plugin support is disabled.\n");
 }
 
 /* What each exit code means, in cryptsetup's words. */
@@ -364,6 +389,17 @@ static int parse_option(int c, int idx)
 		r = num("key slot", 31, &v);
 		opt.key_slot = v;
 		break;
+	case OPT_TOKEN_ID:
+		r = num("token id", INT32_MAX, &v);
+		opt.token_id = v;
+		break;
+	case OPT_TOKEN_ONLY: opt.token_only = 1; break;
+	case OPT_TOKEN_TYPE: opt.token_type = optarg; break;
+	case OPT_TOKEN_REPLACE: opt.token_replace = 1; break;
+	/* As cryptsetup: before any header is loaded. */
+	case OPT_DISABLE_EXTERNAL_TOKENS: crypt_token_external_disable(); break;
+	case OPT_KEY_DESCRIPTION: opt.key_description = optarg; break;
+	case OPT_JSON_FILE: opt.json_file = optarg; break;
 	case 'y': opt.verify = 1; break;
 	case 'o': r = num("offset", UINT64_MAX >> 9, &opt.offset); break;
 	case 'p':

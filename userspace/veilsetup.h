@@ -40,7 +40,9 @@ enum {
 struct vs_opts {
 	const char *type, *cipher, *hash, *key_file, *new_key_file, *pbkdf;
 	const char *header, *backup_file, *uuid, *label, *integrity;
+	const char *token_type, *key_description, *json_file;
 	int key_bits, key_slot, verify, batch, disable_keyring, read_only;
+	int token_id, token_only, token_replace;	/* token_id: CRYPT_ANY_TOKEN unless given */
 	int json, iv_large_sectors, test_passphrase, tries, timeout, verbose;
 	int debug, persistent, allow_discards, integrity_no_wipe;
 	uint64_t keyfile_offset, keyfile_size, new_keyfile_offset;
@@ -126,6 +128,12 @@ int vs_action_is_luks(int argc, char **argv);
 int vs_action_header_backup(int argc, char **argv);
 int vs_action_header_restore(int argc, char **argv);
 int vs_action_erase(int argc, char **argv);
+
+/* vs-token.c: LUKS2 tokens */
+int vs_token_preferred(void);
+int vs_token_volume_key(struct crypt_device *cd, char *key, size_t *key_size, int pin_tries);
+int vs_token_add_key(struct crypt_device *cd, const char *pass, size_t len);
+int vs_action_token(int argc, char **argv);
 
 /* vs-dm.c: every libdevmapper call */
 void vs_dm_log_default(void);

@@ -361,34 +361,62 @@ int vs_action_luks_format(int argc, char **argv)
 	return r < 0 ? r : 0;
 }
 
-int vs_action_add_key(int argc, char **argv)
+/* luksAddKey with the old keyslot opened by a passphrase (-d or asked). */
+static int add_key_by_passphrase(struct crypt_device *cd, const char *new_file)
 {
-	struct crypt_device *cd = NULL;
 	char *old = NULL, *new = NULL;
 	size_t old_len = 0, new_len = 0;
 	int r;
 
-	r = vs_load_luks(argv[0], &cd);
-	if (r)
-		return r;
 	/* -S names the new slot here: the old passphrase may open any. */
 	r = existing_passphrase(cd, "Enter any existing passphrase: ", &old, &old_len);
 	if (!r)
 		r = slot_of(cd, CRYPT_ANY_SLOT, old, old_len);
 	if (r < 0)
 		goto out;
-	r = new_passphrase(cd, "Enter new passphrase for key slot: ",
-			   argc > 1 ? argv[1] : NULL, &new, &new_len) ?:
+	r = new_passphrase(cd, "Enter new passphrase for key slot: ", new_file, &new, &new_len) ?:
 	    set_pbkdf(cd, crypt_get_type(cd));
 	if (!r)
 		r = crypt_keyslot_add_by_passphrase(cd, opt.key_slot, old, old_len,
 						    new, new_len);
-	if (r >= 0 && opt.verbose)
-		printf("Key slot %d created.\n", r);
 out:
-	crypt_free(cd);
 	crypt_safe_free(old);
 	crypt_safe_free(new);
+	return r;
+}
+
+/* luksAddKey with the old keyslot opened by a LUKS2 token (vs-token.c). */
+static int add_key_by_token(struct crypt_device *cd, const char *new_file)
+{
+	char *new = NULL;
+	size_t new_len = 0;
+	int r;
+
+	/* As cryptsetup: the new passphrase first. */
+	r = new_passphrase(cd, "Enter new passphrase for key slot: ", new_file, &new, &new_len) ?:
+	    set_pbkdf(cd, crypt_get_type(cd)) ?:
+	    vs_token_add_key(cd, new, new_len);
+	crypt_safe_free(new);
+	return r;
+}
+
+int vs_action_add_key(int argc, char **argv)
+{
+	const char *new_file = argc > 1 ? argv[1] : NULL;
+	struct crypt_device *cd = NULL;
+	int r;
+
+	r = vs_load_luks(argv[0], &cd);
+	if (r)
+		return r;
+	/* As cryptsetup 2.6: a token when --token-* ask for one, unless -d FILE. */
+	if ((!opt.key_file || !strcmp(opt.key_file, "-")) && vs_token_preferred())
+		r = add_key_by_token(cd, new_file);
+	else
+		r = add_key_by_passphrase(cd, new_file);
+	if (r >= 0 && opt.verbose)
+		printf("Key slot %d created.\n", r);
+	crypt_free(cd);
 	return r < 0 ? r : 0;
 }
 

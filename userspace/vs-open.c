@@ -2,10 +2,11 @@
 /*
  * veilsetup mappings: open (plain, LUKS1, LUKS2), close, resize, refresh,
  * luksSuspend and luksResume. libcryptsetup reads the headers and
- * gives the volume key; veilsetup loads it with the veil target through
- * the thread keyring, for the table load only: dmsetup masks the hex key
- * of a crypt table but prints a veil table's, so no key goes into a table
- * unless --disable-keyring asks for it.
+ * gives the volume key (from a passphrase or a LUKS2 token); veilsetup
+ * loads it with the veil target through the thread keyring, for the table
+ * load only: dmsetup masks the hex key of a crypt table but prints a veil
+ * table's, so no key goes into a table unless --disable-keyring asks for
+ * it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -221,11 +222,21 @@ out:
 	return r;
 }
 
+/* cryptsetup's set_tries_tty(): --tries for a terminal, else one try. */
+static int tries_tty(void)
+{
+	return (!opt.key_file || !strcmp(opt.key_file, "-")) && isatty(STDIN_FILENO) ?
+	       opt.tries : 1;
+}
+
 /*
- * The volume key of @cd into @m->key: the passphrase asked up to --tries
- * times on a terminal. Returns the keyslot or a negative errno.
+ * The volume key of @cd into @m->key: as cryptsetup, from a LUKS2 token
+ * first (a PIN asked up to @pin_tries times, vs-token.c), then unless
+ * --token-only from the passphrase, asked up to --tries times on a
+ * terminal. Returns the keyslot or a negative errno.
  */
-static int luks_volume_key(struct crypt_device *cd, struct vs_map *m, const char *device)
+static int luks_volume_key(struct crypt_device *cd, struct vs_map *m, const char *device,
+			   int pin_tries)
 {
 	char prompt[256], *pass = NULL;
 	size_t pass_len = 0;
@@ -239,6 +250,9 @@ static int luks_volume_key(struct crypt_device *cd, struct vs_map *m, const char
 	m->key = crypt_safe_alloc(m->key_size);
 	if (!m->key)
 		return -ENOMEM;
+	r = vs_token_volume_key(cd, (char *)m->key, &m->key_size, pin_tries);
+	if (r >= 0 || opt.token_only)
+		return r;
 	snprintf(prompt, sizeof(prompt), "Enter passphrase for %s: ", device);
 	do {
 		r = vs_read_passphrase(cd, prompt, opt.key_file, opt.keyfile_offset,
@@ -253,6 +267,8 @@ static int luks_volume_key(struct crypt_device *cd, struct vs_map *m, const char
 			fprintf(stderr, "No key available with this passphrase.\n");
 		else if (r == -ENOENT)
 			fprintf(stderr, "No usable keyslot is available.\n");
+		else if (r >= 0 && opt.verbose)
+			printf("Key slot %d unlocked.\n", r);
 	} while (r == -EPERM && !opt.key_file && isatty(STDIN_FILENO) && --tries > 0);
 	return r;
 }
@@ -307,7 +323,7 @@ static int open_luks(const char *device, const char *name)
 		if (r)
 			goto out;
 	}
-	r = luks_volume_key(cd, &m, device);
+	r = luks_volume_key(cd, &m, device, tries_tty());
 	if (r < 0 || opt.test_passphrase)
 		goto out;
 	if (!crypt_get_integrity_info(cd, &ip) && ip.tag_size)
@@ -393,12 +409,13 @@ int vs_action_close(int argc, char **argv)
 /*
  * The key field for a new table of mapping @t: the same hex key, or for a
  * keyring key the volume key again, through the thread keyring (*@key_id,
- * to drop after the load): from the LUKS header's passphrase, or for a
- * plain mapping from the passphrase and plain options given now, checked
- * against the mapping's data.
+ * to drop after the load): from the LUKS header's tokens (a PIN asked up to
+ * @pin_tries times) or passphrase, or for a plain mapping from the
+ * passphrase and plain options given now, checked against the mapping's
+ * data.
  */
 static int reload_key(const char *name, struct vs_table *t, struct vs_map *m,
-		      int32_t *key_id, char **field)
+		      int pin_tries, int32_t *key_id, char **field)
 {
 	struct crypt_device *cd = NULL;
 	const char *type = vs_uuid_type(t->uuid);
@@ -426,7 +443,7 @@ static int reload_key(const char *name, struct vs_table *t, struct vs_map *m,
 	} else {
 		r = vs_load_luks(opt.header ?: t->path, &cd);
 		if (!r)
-			r = luks_volume_key(cd, m, t->path);
+			r = luks_volume_key(cd, m, t->path, pin_tries);
 		crypt_free(cd);
 	}
 	if (r >= 0) {
@@ -440,10 +457,11 @@ static int reload_key(const char *name, struct vs_table *t, struct vs_map *m,
 
 /*
  * Load @t again with @len sectors and optional words @words, or @m's flags
- * and the options when @words is NULL.
+ * and the options when @words is NULL; a token's PIN is asked up to
+ * @pin_tries times.
  */
 static int reload(const char *name, struct vs_table *t, struct vs_map *m, uint64_t len,
-		  const char *words)
+		  const char *words, int pin_tries)
 {
 	char *key = NULL, *table = NULL;
 	int32_t key_id;
@@ -458,7 +476,7 @@ static int reload(const char *name, struct vs_table *t, struct vs_map *m, uint64
 	m->offset = t->offset;
 	m->iv_offset = t->iv_offset;
 	m->iv_large_sectors = strstr(t->features, VEIL_OPT_IV_LARGE_SECTORS) != NULL;
-	r = reload_key(name, t, m, &key_id, &key);
+	r = reload_key(name, t, m, pin_tries, &key_id, &key);
 	if (!r) {
 		table = vs_table_build(m, len, key, words);
 		r = table ? vs_dm_reload(name, table, t->read_only) : -ENOMEM;
@@ -516,8 +534,8 @@ int vs_action_resize(int argc, char **argv)
 		r = -EINVAL;
 		goto out;
 	}
-	/* The optional words stay as they are. */
-	r = reload(argv[0], &t, &m, len, t.features);
+	/* The optional words stay as they are; as cryptsetup, one PIN try. */
+	r = reload(argv[0], &t, &m, len, t.features, 1);
 out:
 	explicit_bzero(&t, sizeof(t));
 	return r;
@@ -569,7 +587,8 @@ int vs_action_refresh(int argc, char **argv)
 		/* As cryptsetup: the header's flags and those given now. */
 		m.flags = cli_flags() | header_flags(&t);
 		vs_keep_engine_words(&t);
-		r = reload(argv[0], &t, &m, t.len, NULL);
+		/* cryptsetup's open --refresh: --tries PINs on a terminal */
+		r = reload(argv[0], &t, &m, t.len, NULL, tries_tty());
 		if (!r && opt.persistent)
 			r = store_flags(&t, m.flags);
 	}
@@ -636,7 +655,7 @@ int vs_action_resume(int argc, char **argv)
 	}
 	r = vs_load_luks(opt.header ?: t.path, &cd);
 	if (!r)
-		r = luks_volume_key(cd, &m, t.path);
+		r = luks_volume_key(cd, &m, t.path, tries_tty());
 	if (r < 0)
 		goto out;
 	/* After key wipe the table shows no reference: decide as open does. */

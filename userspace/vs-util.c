@@ -13,7 +13,7 @@
 
 #include "veilsetup.h"
 
-struct vs_opts opt = { .key_slot = CRYPT_ANY_SLOT, .tries = 3 };
+struct vs_opts opt = { .key_slot = CRYPT_ANY_SLOT, .token_id = CRYPT_ANY_TOKEN, .tries = 3 };
 
 /**
  * vs_confirm() - cryptsetup's "Are you sure?" before destroying something
