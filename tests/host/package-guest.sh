@@ -36,7 +36,7 @@ rm -f /var/lib/man-db/auto-update
 # dependencies (all present here: the guest has no network).
 info "apt-get install: $(cd "$DEBS" && echo dm-veil-dkms_*.deb veilsetup_*.deb)"
 t0=$SECONDS
-apt-get install -y --no-download --no-install-recommends "$DEBS"/dm-veil-dkms_*.deb \
+apt-get install -y --no-install-recommends "$DEBS"/dm-veil-dkms_*.deb \
 	"$DEBS"/veilsetup_*.deb > "$WORK/dpkg.log" 2>&1 ||
 	{ cat "$WORK/dpkg.log"; fail "apt-get install failed"; }
 grep -E 'dkms|DKMS|Building|Installing' "$WORK/dpkg.log" | head -20
