@@ -489,6 +489,30 @@ static int parse_option(int c, int idx)
 	return r;
 }
 
+/*
+ * Whether the long option getopt_long() just took for options[@idx] was
+ * typed in full. cryptsetup's popt takes no abbreviations: "--verb" is an
+ * unknown option there, and "--perf-no_" no choice between two. The word
+ * is at optind - 1 ("--name", "--name=value"), or at optind - 2 when the
+ * value was the next word.
+ */
+static int typed_in_full(char **argv, int idx)
+{
+	const char *w = argv[optind - 1];
+	size_t len;
+
+	if (options[idx].has_arg == required_argument && optind >= 3 &&
+	    !(!strncmp(w, "--", 2) && strchr(w, '=')))
+		w = argv[optind - 2];
+	len = strcspn(w + 2, "=");
+	if (!strncmp(w, "--", 2) && len == strlen(options[idx].name) &&
+	    !strncmp(w + 2, options[idx].name, len))
+		return 1;
+	fprintf(stderr, "veilsetup: %.*s: unknown option or missing value.\n",
+		(int)len + 2, w);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct action *a;
@@ -517,6 +541,8 @@ int main(int argc, char **argv)
 			printf("veilsetup " VS_VERSION "\n");
 			return VS_EXIT_OK;
 		}
+		if (idx >= 0 && !typed_in_full(argv, idx))
+			return VS_EXIT_PARAMS;
 		/* A short option: the first of options[] with its letter. */
 		for (i = 0; idx < 0 && i < N_OPTIONS; i++)
 			if (options[i].val == c)

@@ -81,6 +81,11 @@ manver=$(sed -n 's/^\.TH VEILSETUP 8 [^ ]* "dm-veil \([^"]*\)".*/\1/p' "$TOP/doc
 [ "$manver" = "$pkgver" ] || fail "docs/veilsetup.8's .TH says dm-veil '$manver', the package is $pkgver"
 want=1 both "" frobnicate
 want=1 both "" --frobnicate open @DEV@ @NAME@
+# No abbreviations, as popt: --verb is not --verbose, and --perf-no_ is no
+# choice between two options.
+want=1 both "" --verb status @NAME@
+want=1 both "" --perf-no_ open @DEV@ @NAME@
+want=1 both "" --key-f "$WORK/k1" open @DEV@ @NAME@
 want=1 both "" open
 want=1 both "" luksKillSlot @DEV@
 want=1 both "" -s 7 luksFormat -q @DEV@
