@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 
 #include "veil-options.h"
 
@@ -91,6 +92,14 @@ struct vs_table {
 };
 
 
+/* A temporary mapping of veilsetup's own (vs_dm_temp_begin()). */
+struct vs_temp {
+	char name[64];
+	char uuid[VS_DM_UUID_LEN];
+	char path[96];
+	sigset_t old_mask;		/* the signal mask to restore */
+};
+
 /* vs-table.c: veil table lines */
 uint32_t vs_flag_of_word(const char *word);
 uint64_t vs_device_sectors(const char *device);
@@ -137,7 +146,8 @@ int vs_action_token(int argc, char **argv);
 
 /* vs-dm.c: every libdevmapper call */
 void vs_dm_log_default(void);
-int vs_dm_temp_name(char *name, size_t len);
+int vs_dm_temp_begin(struct vs_temp *tmp);
+void vs_dm_temp_end(struct vs_temp *tmp);
 int vs_dm_exists(const char *name);
 int vs_dm_create(const struct vs_map *m, const char *table, int read_only);
 void vs_dm_create_failed(const char *name);

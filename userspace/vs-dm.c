@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,17 +56,21 @@ void vs_dm_log_default(void)
 }
 
 /**
- * vs_dm_temp_name() - a name for a temporary mapping
- * @name: "temporary-veilsetup-" and 16 random hex digits, as
- *        libcryptsetup names its own.
- * @len: the size of @name, at least 37.
+ * vs_dm_temp_begin() - name a temporary mapping and hold off termination
+ * @tmp: its name ("temporary-veilsetup-" and 16 random hex digits, as
+ *       libcryptsetup names its own), dm uuid and /dev/mapper path.
  *
- * Return: 0, or -EIO when no random bytes could be read.
+ * SIGINT and SIGTERM wait until vs_dm_temp_end(), so that the mapping,
+ * which holds a key, is never left behind; the caller removes it first.
+ *
+ * Return: 0, -EIO when no random bytes could be read, -EEXIST (with a
+ * message) when the name is taken; signals are held only on success.
  */
-int vs_dm_temp_name(char *name, size_t len)
+int vs_dm_temp_begin(struct vs_temp *tmp)
 {
 	unsigned char rnd[8];
 	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC), n;
+	sigset_t term;
 	size_t i;
 
 	if (fd < 0 || read(fd, rnd, sizeof(rnd)) != sizeof(rnd)) {
@@ -74,10 +79,26 @@ int vs_dm_temp_name(char *name, size_t len)
 		return -EIO;
 	}
 	close(fd);
-	n = snprintf(name, len, "temporary-veilsetup-");
+	n = snprintf(tmp->name, sizeof(tmp->name), "temporary-veilsetup-");
 	for (i = 0; i < sizeof(rnd); i++)
-		n += snprintf(name + n, len - n, "%02x", rnd[i]);
+		n += snprintf(tmp->name + n, sizeof(tmp->name) - n, "%02x", rnd[i]);
+	snprintf(tmp->uuid, sizeof(tmp->uuid), VS_UUID_PREFIX "TEMP-%s", tmp->name);
+	snprintf(tmp->path, sizeof(tmp->path), "/dev/mapper/%s", tmp->name);
+	if (vs_dm_exists(tmp->name)) {
+		fprintf(stderr, "Device %s already exists.\n", tmp->name);
+		return -EEXIST;
+	}
+	sigemptyset(&term);
+	sigaddset(&term, SIGINT);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &tmp->old_mask);
 	return 0;
+}
+
+/* The end of vs_dm_temp_begin()'s hold: a held signal is taken now. */
+void vs_dm_temp_end(struct vs_temp *tmp)
+{
+	sigprocmask(SIG_SETMASK, &tmp->old_mask, NULL);
 }
 
 int vs_dm_exists(const char *name)

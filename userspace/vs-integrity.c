@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,39 +238,29 @@ fail:
  */
 int vs_integrity_wipe(struct crypt_device *cd)
 {
-	char name[64], uuid[VS_DM_UUID_LEN], path[96], dif[80];
 	struct vs_map m = { .flags = CRYPT_ACTIVATE_NO_JOURNAL | CRYPT_ACTIVATE_PRIVATE };
-	sigset_t block, old;
+	struct vs_temp tmp;
+	char dif[80];
 	int r;
 
-	r = vs_dm_temp_name(name, sizeof(name));
+	r = vs_dm_temp_begin(&tmp);
 	if (r)
 		return r;
-	snprintf(uuid, sizeof(uuid), VS_UUID_PREFIX "TEMP-%s", name);
-	snprintf(path, sizeof(path), "/dev/mapper/%s", name);
-	snprintf(dif, sizeof(dif), "%s_dif", name);
-	if (vs_dm_exists(name)) {
-		fprintf(stderr, "Device %s already exists.\n", name);
-		return -EEXIST;
-	}
+	snprintf(dif, sizeof(dif), "%s_dif", tmp.name);
 	if (!opt.batch)
 		printf("Wiping device to initialize integrity checksum.\n");
-	m.name = name;
-	m.uuid = uuid;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	m.name = tmp.name;
+	m.uuid = tmp.uuid;
 	r = vs_integrity_open(cd, &m, !opt.disable_keyring);
 	crypt_safe_free(m.key);
 	if (!r) {
-		r = crypt_wipe(cd, path, CRYPT_WIPE_ZERO, 0, 0, 1024 * 1024, 0, NULL, NULL);
+		r = crypt_wipe(cd, tmp.path, CRYPT_WIPE_ZERO, 0, 0, 1024 * 1024, 0, NULL, NULL);
 		if (r < 0)
 			fprintf(stderr, "Cannot wipe %s to initialize its integrity tags.\n",
 				crypt_get_device_name(cd));
-		if (vs_dm_remove(name) || vs_dm_remove(dif))
-			fprintf(stderr, "Cannot deactivate temporary device %s.\n", path);
+		if (vs_dm_remove(tmp.name) || vs_dm_remove(dif))
+			fprintf(stderr, "Cannot deactivate temporary device %s.\n", tmp.path);
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	vs_dm_temp_end(&tmp);
 	return r < 0 ? r : 0;
 }

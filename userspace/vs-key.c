@@ -203,7 +203,6 @@ int vs_keyring_add(const char *desc, const unsigned char *key, size_t len)
 {
 	long id = syscall(SYS_add_key, "logon", desc, key, len,
 			  KEY_SPEC_THREAD_KEYRING);
-
 	int err = errno;
 
 	if (id >= 0)

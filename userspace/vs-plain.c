@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,24 +135,15 @@ static size_t check_len(const char *path, unsigned int sector_size)
  */
 int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const char *key)
 {
-	char name[64], uuid[VS_DM_UUID_LEN], tmp_path[96], live_path[160];
-	struct vs_map tm = *m;
 	unsigned char *live = NULL, *again = NULL, *cand = NULL;
-	char *table = NULL;
-	sigset_t block, old;
+	struct vs_map tm = *m;
+	struct vs_temp tmp;
+	char live_path[160], *table = NULL;
 	size_t len;
 	int r, tries;
 
-	r = vs_dm_temp_name(name, sizeof(name));
-	if (r)
-		return r;
-	snprintf(uuid, sizeof(uuid), VS_UUID_PREFIX "TEMP-%s", name);
-	snprintf(tmp_path, sizeof(tmp_path), "/dev/mapper/%s", name);
 	snprintf(live_path, sizeof(live_path), "/dev/mapper/%s", m->name);
 	len = check_len(live_path, m->sector_size);
-	tm.name = name;
-	tm.uuid = uuid;
-	tm.flags |= CRYPT_ACTIVATE_PRIVATE;
 	if (posix_memalign((void **)&live, 4096, len) ||
 	    posix_memalign((void **)&again, 4096, len) ||
 	    posix_memalign((void **)&cand, 4096, len)) {
@@ -165,19 +155,21 @@ int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const c
 		r = -ENOMEM;
 		goto out;
 	}
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	r = vs_dm_temp_begin(&tmp);
+	if (r)
+		goto out;
+	tm.name = tmp.name;
+	tm.uuid = tmp.uuid;
+	tm.flags |= CRYPT_ACTIVATE_PRIVATE;
 	r = vs_dm_create(&tm, table, 1);
 	if (r) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		vs_dm_create_failed(name);
+		vs_dm_temp_end(&tmp);
+		vs_dm_create_failed(tmp.name);
 		goto out;
 	}
 	r = read_first_sector(live_path, live, len);
 	for (tries = 0; !r && tries < 3; tries++) {
-		r = read_first_sector(tmp_path, cand, len) ?:
+		r = read_first_sector(tmp.path, cand, len) ?:
 		    read_first_sector(live_path, again, len);
 		if (r || !memcmp(live, again, len))
 			break;
@@ -185,11 +177,11 @@ int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const c
 	}
 	if (!r)
 		r = memcmp(live, again, len) ? -EBUSY : memcmp(live, cand, len) ? -EPERM : 0;
-	if (vs_dm_remove(name)) {
-		fprintf(stderr, "Cannot deactivate temporary device %s.\n", tmp_path);
+	if (vs_dm_remove(tmp.name)) {
+		fprintf(stderr, "Cannot deactivate temporary device %s.\n", tmp.path);
 		r = r ?: -EBUSY;
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	vs_dm_temp_end(&tmp);
 out:
 	if (r == -EPERM)
 		fprintf(stderr, "No key available with this passphrase (a plain volume: "
