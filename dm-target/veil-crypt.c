@@ -203,7 +203,7 @@ static int veil_cipher_iv(struct veil_c *vc, u8 *iv, sector_t iv_sector,
 		memcpy(iv, tuple + vc->auth_size, vc->iv_stored);
 		return 0;
 	}
-	if (veil_iv_uses_data(vc))
+	if (veil_iv_uses_data(vc->iv_mode))
 		map = kmap_local_page(sg_page(in));
 	ret = veil_iv_gen(vc, iv, iv_sector, map ? map + in->offset : NULL,
 			  encrypt);
@@ -257,14 +257,14 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 {
 	struct veil_c *vc = io->vc;
 	sector_t iv_sector = veil_iv_sector(vc, sector);
-	bool uses_data = veil_iv_uses_data(vc);
+	bool uses_data = veil_iv_uses_data(vc->iv_mode);
 	u8 *iv = veil_req_iv(vc, r), *map;
 	struct scatterlist *in = r->sg_in, *out;
 	unsigned int used;
 	int ret;
 
 	/* elephant: a copy of the plaintext, processed, encrypted in place. */
-	if (encrypt && veil_iv_encrypts_copy(vc)) {
+	if (encrypt && veil_iv_encrypts_copy(vc->iv_mode)) {
 		veil_copy_sector(r->sg_out, r->sg_in);
 		in = r->sg_out;
 	}

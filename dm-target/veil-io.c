@@ -32,10 +32,7 @@
  * from the target's bioset, whose pool has room for the metadata's
  * payload (dm's own bio would need a kmalloc for it). The clone's
  * completion is the read's, and puts the clone. A read whose tags do not
- * all match is read again, as dm-crypt does, into pages of the target's
- * own (the page-wait queue waits for them), decrypted there and copied
- * to the reader's buffer: a reader that changed its buffer during the
- * read, or read two sectors into one buffer, failed only the first time.
+ * all match is read again once by its job (veil-job.c).
  *
  * With an async cipher driver, a write's encryption in veil_map() waits
  * for the driver (a window of requests at a time, veil-crypt.c), so the
@@ -46,16 +43,16 @@
  *
  * Queues and what may wait where:
  * - crypt_wq (WQ_MEM_RECLAIM, unbound; per-CPU with same_cpu_crypt; no
- *   more items running than CPUs): reads' runners and resumed async
- *   chunks; waits for the cipher, and for the device to take a write that
+ *   more items running than CPUs): reads' runners, reads read again and
+ *   resumed async chunks; waits for the cipher, and for the device to take a write that
  *   a resumed chunk finished (submit_bio).
  * - helper_wq (as crypt_wq): helpers; waits for the cipher and for
  *   submit_bio, as crypt_wq.
  * - page_wait_wq (WQ_MEM_RECLAIM, ordered): writes that wait for pages,
  *   and reads over dm-integrity read again into pages, one at a time;
  *   pages come back from the device's write completions and from reads
- *   read again once they are decrypted (on crypt_wq or in a completion,
- *   never on this queue).
+ *   read again once they are decrypted (on crypt_wq, never on this
+ *   queue).
  * No item waits for another item of any veil queue, and no bio waits for
  * an item to be scheduled on a given CPU.
  */
@@ -73,27 +70,12 @@
 #include "veil-keystream.h"
 #include "veil-pages.h"
 
-static void veil_write_end_io(struct bio *out)
-{
-	struct veil_io *io = out->bi_private;
-	struct bio *base = io->base;
-
-	if (out->bi_status)
-		base->bi_status = out->bi_status;
-	veil_pages_free(io->vc, out);
-	veil_integrity_free(io);
-	this_cpu_inc(io->vc->stats->reqs[VEIL_ENCRYPT]);
-	bio_endio(base);
-}
-
 /* Writes. */
 
 static void veil_write_start(struct veil_io *io, enum veil_where where)
 {
 	struct veil_c *vc = io->vc;
 
-	io->out->bi_private = io;
-	io->out->bi_end_io = veil_write_end_io;
 	io->out->bi_iter.bi_sector = vc->start + io->sector;
 	io->out->bi_ioprio = io->base->bi_ioprio;
 	veil_job_plan(io, VEIL_JOB_WRITE, veil_may_fanout(vc, VEIL_JOB_WRITE));
@@ -163,8 +145,7 @@ static void veil_read_end_io(struct bio *bio)
 	/* The clone has brought the data and the metadata: done with it. */
 	if (bio != io->base) {
 		io->base->bi_status = status;
-		if (!io->recheck)
-			bio_put(bio);
+		bio_put(bio);
 	}
 
 	if (io->kind == VEIL_JOB_KEYSTREAM) {
@@ -200,53 +181,6 @@ static void veil_read_end_io(struct bio *bio)
 	queue_work(vc->crypt_wq, &io->work);
 }
 
-/* Read again into pages of the target's own (the page-wait queue). */
-static void veil_recheck_work(struct work_struct *work)
-{
-	struct veil_io *io = container_of(work, struct veil_io, work);
-	struct veil_c *vc = io->vc;
-	struct bio *pages = veil_pages_alloc(io, true);
-
-	pages->bi_iter.bi_sector = vc->start + io->sector;
-	pages->bi_ioprio = io->base->bi_ioprio;
-	pages->bi_end_io = veil_read_end_io;
-	pages->bi_private = io;
-	io->out = pages;
-	io->src = pages;
-	io->iter = pages->bi_iter;
-	/* No second read: the read fails as the first one did. */
-	if (veil_integrity_attach(io, pages)) {
-		pages->bi_status = BLK_STS_PROTECTION;
-		bio_endio(pages);
-		return;
-	}
-	submit_bio_noacct(pages);
-}
-
-/*
- * The job of a read with metadata is done: read it again once if a tag
- * did not match; after that, copy what the second read decrypted.
- */
-static void veil_end_tagged_read(struct veil_io *io)
-{
-	if (io->bad_tag && !io->recheck) {
-		io->recheck = true;
-		INIT_WORK(&io->work, veil_recheck_work);
-		queue_work(io->vc->page_wait_wq, &io->work);
-		return;
-	}
-	if (io->recheck) {
-		/* The layers below may have split or used up its iterator. */
-		io->out->bi_iter = io->iter;
-		if (!io->error)
-			bio_copy_data(io->base, io->out);
-		/* The stash holds no plaintext (veil-pages.c). */
-		zero_fill_bio(io->out);
-		veil_pages_free(io->vc, io->out);
-	}
-	veil_job_end_read(io);
-}
-
 /* A read with metadata: its clone goes down, and completes the read. */
 static int veil_map_read_tagged(struct veil_io *io)
 {
@@ -259,7 +193,6 @@ static int veil_map_read_tagged(struct veil_io *io)
 	clone->bi_iter.bi_sector = vc->start + io->sector;
 	clone->bi_end_io = veil_read_end_io;
 	clone->bi_private = io;
-	io->end_read = veil_end_tagged_read;
 	if (veil_integrity_attach(io, clone)) {
 		bio_put(clone);
 		veil_integrity_free(io);
@@ -314,7 +247,6 @@ int veil_io_map(struct veil_c *vc, struct bio *bio, sector_t sector)
 	io->base = bio;
 	io->src = bio;
 	io->recheck = false;
-	io->end_read = NULL;
 	io->out = NULL;
 	io->ks_pages = NULL;
 	veil_integrity_map(io, bio);

@@ -256,42 +256,6 @@ int veil_iv_setup(struct veil_c *vc, char **error)
 }
 
 /**
- * veil_iv_uses_data() - whether the IV generator reads or changes the data
- * @vc: the target.
- *
- * lmk makes a write's IV from its plaintext and fixes a read's first block
- * after decryption; tcw unwhitens a read's ciphertext before decryption
- * and whitens a write's after encryption. Their transforms are
- * synchronous, so that the step after the cipher follows its call.
- *
- * elephant diffuses a copy of a write's plaintext before encryption and a
- * read's plaintext after decryption.
- *
- * Return: true for lmk, tcw and elephant.
- */
-bool veil_iv_uses_data(const struct veil_c *vc)
-{
-	return vc->iv_mode == VEIL_IV_LMK || vc->iv_mode == VEIL_IV_TCW ||
-	       vc->iv_mode == VEIL_IV_ELEPHANT;
-}
-
-/**
- * veil_iv_encrypts_copy() - whether a write encrypts a processed copy
- * @vc: the target.
- *
- * elephant changes the plaintext before encryption, and the bio's own
- * pages must stay as the writer left them: the plaintext is copied to the
- * ciphertext page, processed there by veil_iv_gen() and encrypted in
- * place.
- *
- * Return: true for elephant.
- */
-bool veil_iv_encrypts_copy(const struct veil_c *vc)
-{
-	return vc->iv_mode == VEIL_IV_ELEPHANT;
-}
-
-/**
  * veil_iv_key_extra() - bytes at the end of the key that are the IV's
  * @vc: the target.
  * @size: the key's size.
@@ -552,7 +516,7 @@ static int veil_iv_lmk(const struct veil_c *vc, u8 *iv, sector_t sector,
 
 /**
  * veil_iv_post() - finish a sector after the cipher
- * @vc: the target; veil_iv_uses_data() is true.
+ * @vc: the target; veil_iv_uses_data() is true of its IV mode.
  * @sector: IV sector number.
  * @out: the sector the cipher wrote: a read's plaintext or a write's
  *	ciphertext.

@@ -54,6 +54,42 @@ enum veil_iv_mode {
 	VEIL_IV_RANDOM,
 };
 
+/**
+ * veil_iv_uses_data() - whether the IV generator reads or changes the data
+ * @mode: the IV mode.
+ *
+ * lmk makes a write's IV from its plaintext and fixes a read's first block
+ * after decryption; tcw unwhitens a read's ciphertext before decryption
+ * and whitens a write's after encryption. Their transforms are
+ * synchronous, so that the step after the cipher follows its call.
+ *
+ * elephant diffuses a copy of a write's plaintext before encryption and a
+ * read's plaintext after decryption.
+ *
+ * Return: true for lmk, tcw and elephant.
+ */
+static inline bool veil_iv_uses_data(enum veil_iv_mode mode)
+{
+	return mode == VEIL_IV_LMK || mode == VEIL_IV_TCW ||
+	       mode == VEIL_IV_ELEPHANT;
+}
+
+/**
+ * veil_iv_encrypts_copy() - whether a write encrypts a processed copy
+ * @mode: the IV mode.
+ *
+ * elephant changes the plaintext before encryption, and the bio's own
+ * pages must stay as the writer left them: the plaintext is copied to the
+ * ciphertext page, processed there by veil_iv_gen() and encrypted in
+ * place.
+ *
+ * Return: true for elephant.
+ */
+static inline bool veil_iv_encrypts_copy(enum veil_iv_mode mode)
+{
+	return mode == VEIL_IV_ELEPHANT;
+}
+
 int veil_iv_parse(const char *name, const char *opts, enum veil_iv_mode *mode,
 		  char **error);
 int veil_iv_cipher_api(enum veil_iv_mode mode, const char *base,
@@ -63,8 +99,6 @@ unsigned int veil_iv_key_extra(const struct veil_c *vc, unsigned int size);
 int veil_iv_setkey(struct veil_c *vc, const u8 *key, unsigned int size,
 		   unsigned int part);
 void veil_iv_exit(struct veil_c *vc);
-bool veil_iv_uses_data(const struct veil_c *vc);
-bool veil_iv_encrypts_copy(const struct veil_c *vc);
 int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector, u8 *in,
 		bool encrypt);
 int veil_iv_post(const struct veil_c *vc, sector_t sector, u8 *out,

@@ -2,10 +2,13 @@
 /*
  * dm-veil jobs: a bio's data planned into chunks, chunks claimed by whoever
  * runs them, and the job finished by its data, never by a worker: the put
- * that drops the last count submits a write's ciphertext or ends a read.
+ * that drops the last count submits a write's ciphertext, whose completion
+ * ends the write, or ends a read (one over dm-integrity whose tags did not
+ * match is read again first).
  * Everything that can finish a job calls down into this file (veil-io.c,
  * veil-keystream.c, veil-helpers.c), and this file calls only the cipher
- * (veil-crypt.c) and the pages (veil-pages.c).
+ * (veil-crypt.c), the pages (veil-pages.c) and the metadata
+ * (veil-integrity.c).
  *
  * Rules:
  * - @pending of a job counts its chunks that are not done, plus one hold:
@@ -162,9 +165,74 @@ static void veil_job_failed(struct veil_io *io, int err)
 }
 
 /*
- * The last put of a job: submit the write's ciphertext (its completion,
- * set up by veil-io.c, ends the bio), or end the read. A failed write
- * ends here with its pages given back.
+ * A read over dm-integrity whose tags did not all match is read again
+ * once, as dm-crypt does, into pages of the target's own, decrypted on the
+ * crypt queue and copied to the reader's buffer: a reader that changed its
+ * buffer during the read, or read two sectors into one buffer, failed only
+ * the first time.
+ */
+static void veil_job_read_again_decrypt(struct work_struct *work)
+{
+	struct veil_io *io = container_of(work, struct veil_io, work);
+	bool failed = io->error;
+
+	veil_job_plan(io, VEIL_JOB_READ, false);
+	/* A failed read ends at once, with the error. */
+	io->error = failed;
+	veil_job_run(io, VEIL_IN_QUEUE, false);
+}
+
+static void veil_job_read_again_end_io(struct bio *pages)
+{
+	struct veil_io *io = pages->bi_private;
+
+	io->base->bi_status = pages->bi_status;
+	io->error = pages->bi_status != BLK_STS_OK;
+	INIT_WORK(&io->work, veil_job_read_again_decrypt);
+	queue_work(io->vc->crypt_wq, &io->work);
+}
+
+/* On the page-wait queue, which may wait for pages. */
+static void veil_job_read_again(struct work_struct *work)
+{
+	struct veil_io *io = container_of(work, struct veil_io, work);
+	struct veil_c *vc = io->vc;
+	struct bio *pages = veil_pages_alloc(io, true);
+
+	pages->bi_iter.bi_sector = vc->start + io->sector;
+	pages->bi_ioprio = io->base->bi_ioprio;
+	pages->bi_end_io = veil_job_read_again_end_io;
+	pages->bi_private = io;
+	io->out = pages;
+	io->src = pages;
+	io->iter = pages->bi_iter;
+	/* No second read: the read fails as the first one did. */
+	if (veil_integrity_attach(io, pages)) {
+		pages->bi_status = BLK_STS_PROTECTION;
+		bio_endio(pages);
+		return;
+	}
+	submit_bio_noacct(pages);
+}
+
+/* A write's ciphertext is on the device, or failed: end the write. */
+static void veil_job_write_end_io(struct bio *out)
+{
+	struct veil_io *io = out->bi_private;
+	struct bio *bio = io->base;
+
+	if (out->bi_status)
+		bio->bi_status = out->bi_status;
+	veil_pages_free(io->vc, out);
+	veil_integrity_free(io);
+	this_cpu_inc(io->vc->stats->reqs[VEIL_ENCRYPT]);
+	bio_endio(bio);
+}
+
+/*
+ * The last put of a job: submit the write's ciphertext, whose completion
+ * ends the write, or end the read. A failed write ends here with its
+ * pages given back.
  */
 static void veil_job_finish(struct veil_io *io)
 {
@@ -178,25 +246,28 @@ static void veil_job_finish(struct veil_io *io)
 			bio_endio(bio);
 			return;
 		}
+		io->out->bi_private = io;
+		io->out->bi_end_io = veil_job_write_end_io;
 		dm_submit_bio_remap(bio, io->out);
 		return;
 	}
 
 	veil_pages_put_keystream(io);
-	if (io->end_read)
-		io->end_read(io);
-	else
-		veil_job_end_read(io);
-}
-
-/**
- * veil_job_end_read() - end a read whose job is done
- * @io: the read; its data is decrypted unless @io->error.
- */
-void veil_job_end_read(struct veil_io *io)
-{
-	struct bio *bio = io->base;
-
+	if (io->tags && io->bad_tag && !io->recheck) {
+		io->recheck = true;
+		INIT_WORK(&io->work, veil_job_read_again);
+		queue_work(io->vc->page_wait_wq, &io->work);
+		return;
+	}
+	if (io->recheck) {
+		/* The layers below may have split or used up its iterator. */
+		io->out->bi_iter = io->iter;
+		if (!io->error)
+			bio_copy_data(bio, io->out);
+		/* The stash holds no plaintext (veil-pages.c). */
+		zero_fill_bio(io->out);
+		veil_pages_free(io->vc, io->out);
+	}
 	veil_integrity_free(io);
 	if (io->error && !bio->bi_status)
 		bio->bi_status = io->bad_tag ? BLK_STS_PROTECTION :

@@ -49,8 +49,6 @@
  *	BLK_STS_PROTECTION.
  * @recheck: a read over dm-integrity is being read again into pages of
  *	its own, after a tag did not match.
- * @end_read: a read's last step, called by its job's last put instead of
- *	ending it (veil_job_end_read() ends it); NULL to end it at once.
  * @read_done: keystream job: the device read completed.
  * @ks_ready: keystream job: chunks whose keystream awaits the XOR.
  * @work: the job's runner when it runs from a queue.
@@ -85,7 +83,6 @@ struct veil_io {
 	bool error;
 	bool bad_tag;
 	bool recheck;
-	void (*end_read)(struct veil_io *io);
 	bool read_done;
 	DECLARE_BITMAP(ks_ready, VEIL_KS_MAX_CHUNKS);
 
@@ -136,6 +133,5 @@ bool veil_job_help(struct veil_c *vc, struct veil_req *r);
 void veil_job_run(struct veil_io *io, enum veil_where where, bool atomic);
 bool veil_job_read_in(struct veil_io *io, blk_status_t status, bool *hit);
 void veil_job_sweep(struct veil_io *io);
-void veil_job_end_read(struct veil_io *io);
 
 #endif /* DM_VEIL_JOB_H */

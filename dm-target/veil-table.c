@@ -338,7 +338,7 @@ int veil_parse_cipher(struct dm_target *ti, struct veil_c *vc,
 	 * known only once the read brought it (random).
 	 */
 	if (((mode && !strcmp(mode, "ctr")) || strstarts(base, "ctr(")) &&
-	    !veil_iv_uses_data(vc) && vc->iv_mode != VEIL_IV_RANDOM)
+	    !veil_iv_uses_data(vc->iv_mode) && vc->iv_mode != VEIL_IV_RANDOM)
 		set_bit(VEIL_CTR, &vc->flags);
 	/* A request's IV buffer has room to align to this much only. */
 	if (alignmask > VEIL_MAX_IV_ALIGNMASK) {
