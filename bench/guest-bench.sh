@@ -4,8 +4,9 @@
 # its best settings: no_read_workqueue,no_write_workqueue; on kernels that
 # have it, high_priority too) and veil with the same cipher and key, on a
 # brd ramdisk and on a memory-backed null_blk with a completion delay (a
-# fast SSD). ROUNDS rounds (3 by default), each running every workload
-# over every target one after the other, so that the targets interleave.
+# fast SSD), and with authenticated encryption over dm-integrity. ROUNDS
+# rounds (3 by default), each running every workload over every target
+# one after the other, so that the targets interleave.
 # Writes fio JSON to RESULTS/json/<cpus>-<dev>-<target>-<workload>-r<n>.json.
 #
 #   guest-bench.sh RESULTS CPUS
@@ -13,6 +14,8 @@
 # VEIL_KO names the module to load (default: the one make built for the
 # running kernel); BENCH_WORKLOADS, a regex, runs only the workloads whose
 # names match (all by default); BENCH_TARGETS, a regex, only those targets;
+# BENCH_DEVICES, a regex over brd, nullblk, async, aeadj and aeadd, only
+# those sections;
 # BENCH_ROUNDS, BENCH_RUNTIME (seconds per run, 4).
 set -eu
 RES=$1
@@ -51,8 +54,9 @@ dd if=/dev/urandom of=/dev/nullb0 bs=1M count=$SIZE_MB oflag=direct status=none
 # run ROUND DEVTAG TARGET DEV WORKLOAD RW BS QD JOBS
 run() {
 	local out="$RES/json/$CPUS-$2-$3-$5-r$1.json"
-	[[ "$5" =~ ${BENCH_WORKLOADS:-.} ]] && [[ "$3" =~ ${BENCH_TARGETS:-.} ]] || return 0
-	DEV=$4 RW=$6 BS=$7 QD=$8 JOBS=$9 SIZE=${SIZE_MB}M \
+	[[ "$5" =~ ${BENCH_WORKLOADS:-.} ]] && [[ "$3" =~ ${BENCH_TARGETS:-.} ]] &&
+		[[ "$2" =~ ${BENCH_DEVICES:-.} ]] || return 0
+	DEV=$4 RW=$6 BS=$7 QD=$8 JOBS=$9 SIZE=${RUN_MB:-$SIZE_MB}M \
 		fio --output-format=json --output="$out" "$TOP/bench/jobs/workload.fio"
 }
 
@@ -62,12 +66,14 @@ workloads=$(grep -v '^#' "$TOP/bench/jobs/workloads.txt")
 # dm-crypt's configurations: the default, its best settings for latency
 # (no_read_workqueue,no_write_workqueue, cryptsetup's --perf-* flags), and
 # high_priority where the kernel has it (6.10 on).
-# crypt_targets DEV PREFIX SPEC KEY: "name:/dev/mapper/..." words
+# crypt_targets DEV PREFIX SPEC KEY [OPTION]: "name:/dev/mapper/..." words;
+# OPTION (integrity:...) goes into every table.
 crypt_targets() {
-	map "$1" "$2-crypt" crypt "$3" "$4"
-	map "$1" "$2-nowq" crypt "$3" "$4" "2 no_read_workqueue no_write_workqueue"
+	local o=${5:+ $5} n=${5:+1}
+	map "$1" "$2-crypt" crypt "$3" "$4" "${5:+1 $5}"
+	map "$1" "$2-nowq" crypt "$3" "$4" "$((2 + n))$o no_read_workqueue no_write_workqueue"
 	echo "dm-crypt:/dev/mapper/$2-crypt dm-crypt-nowq:/dev/mapper/$2-nowq"
-	if map "$1" "$2-hipri" crypt "$3" "$4" "1 high_priority" 2> /dev/null; then
+	if map "$1" "$2-hipri" crypt "$3" "$4" "$((1 + n))$o high_priority" 2> /dev/null; then
 		echo "dm-crypt-hipri:/dev/mapper/$2-hipri"
 	fi
 }
@@ -122,5 +128,45 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 dmsetup status a-veil >> "$RES/env-$CPUS.txt"
 for d in $(dmsetup ls | awk '/^a-/ { print $1 }'); do dmsetup remove "$d"; done
+# Authenticated encryption over dm-integrity, as cryptsetup's --cipher
+# aes-gcm-random --integrity aead makes it (capi:gcm(aes)-random, 16
+# bytes of tag and 12 of IV per sector), dm-integrity in journal (J) and
+# direct (D) mode over a part of the ramdisk, fio over its first AEAD_MB
+# MiB: every target over the same dm-integrity device, written through
+# once before the rounds (a sector never written fails its tag check).
+AEAD_MB=128
+dd if=/dev/zero of=/dev/ram0 bs=1M count=1 oflag=direct status=none
+dmsetup create i-part --table "0 $(((AEAD_MB + 16) * 2048)) linear /dev/ram0 0"
+for mode in J D; do
+	dev=aead${mode,,}
+	dmsetup create i-$mode --table "0 8 integrity /dev/mapper/i-part 0 28 $mode 0"
+	len=$(dmsetup status i-$mode | awk '{ print $5 }')
+	dmsetup reload i-$mode --table "0 $len integrity /dev/mapper/i-part 0 28 $mode 0"
+	dmsetup resume i-$mode
+	ae_targets="$(crypt_targets /dev/mapper/i-$mode i$mode 'capi:gcm(aes)-random' \
+		"$KEY32" integrity:28:aead)"
+	map /dev/mapper/i-$mode i$mode-veil veil 'capi:gcm(aes)-random' "$KEY32" \
+		"1 integrity:28:aead"
+	ae_targets="$ae_targets veil:/dev/mapper/i$mode-veil"
+	head -c $((len * 512)) /dev/zero | dd of=/dev/mapper/i$mode-crypt bs=1M \
+		iflag=fullblock oflag=direct status=none
+	for round in $(seq 1 "$ROUNDS"); do
+		for t in $ae_targets; do
+			for w in "seq-write-1m-qd1 write 1m" "seq-read-1m-qd1 read 1m" \
+				 "rand-write-4k-qd1 randwrite 4k" "rand-read-4k-qd1 randread 4k"; do
+				set -- $w
+				RUN_MB=$AEAD_MB run "$round" "$dev" "${t%%:*}" "${t#*:}" \
+					"$1" "$2" "$3" 1 1
+			done
+		done
+		log "$dev round $round done"
+	done
+	dmsetup status i$mode-veil >> "$RES/env-$CPUS.txt"
+	for d in $(dmsetup ls | awk -v p="^i$mode-" '$1 ~ p { print $1 }'); do
+		dmsetup remove --retry "$d"
+	done
+	dmsetup remove --retry i-$mode
+done
+dmsetup remove --retry i-part
 rmmod dm_veil
 log "finished"
