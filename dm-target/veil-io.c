@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dm-veil I/O glue: which context starts the job of a bio, and how the bio
- * ends.
+ * dm-veil I/O glue: which context starts the job of a bio. The job ends
+ * the bio (veil-job.c).
  *
  * Writes: veil_map() takes ciphertext pages without waiting and runs the
  * job there, on the submitting task, offering chunks of a large write to
  * idle CPUs' helpers. A write that gets no pages goes to the page-wait
  * queue, which waits for them and then runs the job the same way (with
  * no_write_workqueue, veil_map() waits itself and offers nothing). The
- * put that finishes the job submits the ciphertext; its completion frees
- * the pages and ends the bio.
+ * put that finishes the job submits the ciphertext; its completion
+ * (veil-job.c) frees the pages and ends the bio.
  *
  * Reads: dm submits the bio. A completion that runs in the submitter's
  * own submit_bio (a ramdisk, a driver that completes inline) decrypts
@@ -43,17 +43,19 @@
  *
  * Queues and what may wait where:
  * - crypt_wq (WQ_MEM_RECLAIM, unbound; per-CPU with same_cpu_crypt; no
- *   more items running than CPUs): reads' runners, reads read again and
- *   resumed async chunks; waits for the cipher, and for the device to take a write that
- *   a resumed chunk finished (submit_bio).
+ *   more items running than CPUs): reads' runners, the decryption of
+ *   reads read again and resumed async chunks; waits for the cipher, and
+ *   for the device to take a write that a resumed chunk finished
+ *   (submit_bio); never for pages.
  * - helper_wq (as crypt_wq): helpers; waits for the cipher and for
  *   submit_bio, as crypt_wq.
  * - page_wait_wq (WQ_MEM_RECLAIM, ordered): writes that wait for pages,
  *   and reads over dm-integrity read again into pages, one at a time;
  *   pages come back from the device's write completions and from reads
- *   read again once they are decrypted (on crypt_wq, never on this
- *   queue).
- * No item waits for another item of any veil queue, and no bio waits for
+ *   read again once crypt_wq has decrypted them. So an item here may wait
+ *   for a crypt_wq item, which never waits for pages nor for this queue:
+ *   no cycle.
+ * No other item waits for an item of a veil queue, and no bio waits for
  * an item to be scheduled on a given CPU.
  */
 #include <linux/bio.h>

@@ -6,9 +6,10 @@
  * ends the write, or ends a read (one over dm-integrity whose tags did not
  * match is read again first).
  * Everything that can finish a job calls down into this file (veil-io.c,
- * veil-keystream.c, veil-helpers.c), and this file calls only the cipher
+ * veil-keystream.c, veil-helpers.c); this file calls the cipher
  * (veil-crypt.c), the pages (veil-pages.c) and the metadata
- * (veil-integrity.c).
+ * (veil-integrity.c), submits the bios that finish a job and owns their
+ * completions.
  *
  * Rules:
  * - @pending of a job counts its chunks that are not done, plus one hold:
@@ -165,12 +166,15 @@ static void veil_job_failed(struct veil_io *io, int err)
 }
 
 /*
- * A read over dm-integrity whose tags did not all match is read again
- * once, as dm-crypt does, into pages of the target's own, decrypted on the
- * crypt queue and copied to the reader's buffer: a reader that changed its
- * buffer during the read, or read two sectors into one buffer, failed only
- * the first time.
+ * Reads read again. A read over dm-integrity whose tags did not all match
+ * is read again once, as dm-crypt does, into pages of the target's own
+ * (on the page-wait queue, which may wait for them), decrypted on the
+ * crypt queue and copied to the reader's buffer: a reader that changed
+ * its buffer during the read, or read two sectors into one buffer, failed
+ * only the first time. This rare path decrypts on the crypt queue in one
+ * chunk whatever the table's options (no_read_workqueue, helpers).
  */
+
 static void veil_job_read_again_decrypt(struct work_struct *work)
 {
 	struct veil_io *io = container_of(work, struct veil_io, work);
@@ -182,6 +186,7 @@ static void veil_job_read_again_decrypt(struct work_struct *work)
 	veil_job_run(io, VEIL_IN_QUEUE, false);
 }
 
+/* Any context, hard IRQ included: records the status and queues. */
 static void veil_job_read_again_end_io(struct bio *pages)
 {
 	struct veil_io *io = pages->bi_private;
@@ -231,7 +236,8 @@ static void veil_job_write_end_io(struct bio *out)
 
 /*
  * The last put of a job: submit the write's ciphertext, whose completion
- * ends the write, or end the read. A failed write ends here with its
+ * ends the write, or end the read (a read whose tags did not match the
+ * first time is read again instead). A failed write ends here with its
  * pages given back.
  */
 static void veil_job_finish(struct veil_io *io)

@@ -30,7 +30,7 @@
  * @submitter: the task that mapped @base; compared, never dereferenced.
  * @orig_end_io: read: @base's completion, restored when the read is done.
  * @orig_private: read: @base's bi_private, restored with @orig_end_io.
- * @out: write: the ciphertext bio.
+ * @out: write: the ciphertext bio; a read that is read again: its pages.
  * @tags: the metadata tuples of the bio's sectors (veil-integrity.c), or
  *	NULL when the target keeps none.
  * @tags_from_pool: @tags came from vc->tag_pool.
@@ -51,7 +51,8 @@
  *	its own, after a tag did not match.
  * @read_done: keystream job: the device read completed.
  * @ks_ready: keystream job: chunks whose keystream awaits the XOR.
- * @work: the job's runner when it runs from a queue.
+ * @work: the job's runner when it runs from a queue, or a read being read
+ *	again (the page-wait queue, then the crypt queue).
  * @bh_node: entry in a CPU's softirq list (veil_bh_defer()).
  * @bh_fn: what runs in softirq.
  * @resume_idx: chunk an async cipher call left unfinished (set by

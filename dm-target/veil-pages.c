@@ -9,8 +9,9 @@
  *   no_write_workqueue), never on the crypt or helper queues.
  * - One writer at a time waits (page_wait_lock), so two writers can never
  *   each hold part of the reserve while waiting for the rest. The waiter
- *   waits only for writes already submitted to the device: it needs no
- *   work of any veil queue to run.
+ *   waits only for writes already submitted to the device, and for reads
+ *   read again that the crypt queue decrypts, whose items never wait for
+ *   pages.
  * - While a writer waits, nothing takes pages without waiting: later
  *   writes queue behind it, in order, and keystream goes without. A
  *   reservation over the cap never touches the count, so a waiter woken
