@@ -115,13 +115,22 @@ crypto_preload() {
 # emulation a test that maps hundreds of tables keeps it busy long after,
 # and every dmsetup call waits for it. With no listener uevents are
 # dropped; dmsetup makes the /dev/mapper nodes itself (DM_DISABLE_UDEV)
-# rather than wait for a udev that no longer answers.
+# rather than wait for a udev that no longer answers. A udevd still
+# alive would answer `udevadm settle` and keep a queue it never empties
+# (memory/002 timed out so on the debug kernel): udevd must be gone, or
+# the test fails here.
 udev_off() {
-	local udevd
+	local udevd i
 	udevd=$(command -v /usr/lib/systemd/systemd-udevd /lib/systemd/systemd-udevd | head -1 || true)
-	if [ -n "$udevd" ] && udevadm control --ping 2>/dev/null; then
+	if [ -n "$udevd" ] && pgrep -x systemd-udevd >/dev/null; then
 		udevadm settle --timeout=60 || true
-		udevadm control --exit
+		udevadm control --exit 2>/dev/null || pkill -x systemd-udevd || true
+		for i in $(seq 100); do
+			pgrep -x systemd-udevd >/dev/null || break
+			[ "$i" != 50 ] || pkill -x systemd-udevd || true
+			sleep 0.2
+		done
+		! pgrep -x systemd-udevd >/dev/null || fail "udevd does not stop"
 		at_exit "$udevd --daemon >/dev/null 2>&1; udevadm settle --timeout=60"
 	fi
 	export DM_DISABLE_UDEV=1
