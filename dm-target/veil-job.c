@@ -178,11 +178,10 @@ static void veil_job_failed(struct veil_io *io, int err)
 static void veil_job_read_again_decrypt(struct work_struct *work)
 {
 	struct veil_io *io = container_of(work, struct veil_io, work);
-	bool failed = io->error;
 
 	veil_job_plan(io, VEIL_JOB_READ, false);
 	/* A failed read ends at once, with the error. */
-	io->error = failed;
+	io->error = io->base->bi_status != BLK_STS_OK;
 	veil_job_run(io, VEIL_IN_QUEUE, false);
 }
 
@@ -192,7 +191,6 @@ static void veil_job_read_again_end_io(struct bio *pages)
 	struct veil_io *io = pages->bi_private;
 
 	io->base->bi_status = pages->bi_status;
-	io->error = pages->bi_status != BLK_STS_OK;
 	INIT_WORK(&io->work, veil_job_read_again_decrypt);
 	queue_work(io->vc->crypt_wq, &io->work);
 }
@@ -220,18 +218,25 @@ static void veil_job_read_again(struct work_struct *work)
 	submit_bio_noacct(pages);
 }
 
-/* A write's ciphertext is on the device, or failed: end the write. */
+/* End a write with @status, giving back its ciphertext pages and tags. */
+static void veil_job_write_done(struct veil_io *io, blk_status_t status)
+{
+	struct bio *bio = io->base;
+
+	if (status)
+		bio->bi_status = status;
+	veil_pages_free(io->vc, io->out);
+	veil_integrity_free(io);
+	bio_endio(bio);
+}
+
+/* A write's ciphertext is on the device, or failed there. */
 static void veil_job_write_end_io(struct bio *out)
 {
 	struct veil_io *io = out->bi_private;
-	struct bio *bio = io->base;
 
-	if (out->bi_status)
-		bio->bi_status = out->bi_status;
-	veil_pages_free(io->vc, out);
-	veil_integrity_free(io);
 	this_cpu_inc(io->vc->stats->reqs[VEIL_ENCRYPT]);
-	bio_endio(bio);
+	veil_job_write_done(io, out->bi_status);
 }
 
 /*
@@ -246,10 +251,7 @@ static void veil_job_finish(struct veil_io *io)
 
 	if (io->kind == VEIL_JOB_WRITE) {
 		if (io->error) {
-			veil_pages_free(io->vc, io->out);
-			veil_integrity_free(io);
-			bio->bi_status = BLK_STS_IOERR;
-			bio_endio(bio);
+			veil_job_write_done(io, BLK_STS_IOERR);
 			return;
 		}
 		io->out->bi_private = io;
