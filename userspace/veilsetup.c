@@ -27,51 +27,77 @@ struct action {
 	const char *arg_help;
 	const char *help;
 	const char *options_as;	/* the action whose options it takes; NULL: its own */
+	const char *type;	/* the device type it implies, over --type; NULL: none */
 };
 
 static const struct action actions[] = {
 	{ "open", vs_action_open, 1, 2, "<device> [--type <type>] [<name>]",
-	  "open device as <name>", NULL },
-	{ "close", vs_action_close, 1, 1, "<name>", "close device (remove mapping)", NULL },
-	{ "status", vs_action_status, 1, 1, "<name>", "show device status", NULL },
-	{ "resize", vs_action_resize, 1, 1, "<name>", "resize active device", NULL },
+	  "open device as <name>", NULL, NULL },
+	{ "close", vs_action_close, 1, 1, "<name>", "close device (remove mapping)", NULL, NULL },
+	{ "status", vs_action_status, 1, 1, "<name>", "show device status", NULL, NULL },
+	{ "resize", vs_action_resize, 1, 1, "<name>", "resize active device", NULL, NULL },
 	{ "refresh", vs_action_refresh, 1, 1, "<name>",
-	  "refresh device with new flags (--allow-discards, --perf-*)", "open" },
+	  "refresh device with new flags (--allow-discards, --perf-*)", "open", NULL },
 	{ "luksFormat", vs_action_luks_format, 1, 2, "<device> [<new key file>]",
-	  "formats a LUKS device", NULL },
+	  "formats a LUKS device", NULL, NULL },
 	{ "luksAddKey", vs_action_add_key, 1, 2, "<device> [<new key file>]",
-	  "add key to LUKS device", NULL },
+	  "add key to LUKS device", NULL, NULL },
 	{ "luksRemoveKey", vs_action_remove_key, 1, 2, "<device> [<key file>]",
-	  "removes supplied key or key file from LUKS device", NULL },
+	  "removes supplied key or key file from LUKS device", NULL, NULL },
 	{ "luksChangeKey", vs_action_change_key, 1, 2, "<device> [<key file>]",
-	  "changes supplied key or key file of LUKS device", NULL },
+	  "changes supplied key or key file of LUKS device", NULL, NULL },
 	{ "luksKillSlot", vs_action_kill_slot, 2, 2, "<device> <key slot>",
-	  "wipes key with number <key slot> from LUKS device", NULL },
-	{ "luksUUID", vs_action_uuid, 1, 1, "<device>", "print UUID of LUKS device", NULL },
+	  "wipes key with number <key slot> from LUKS device", NULL, NULL },
+	{ "luksUUID", vs_action_uuid, 1, 1, "<device>", "print UUID of LUKS device", NULL, NULL },
 	{ "isLuks", vs_action_is_luks, 1, 1, "<device>",
-	  "tests <device> for LUKS partition header", NULL },
-	{ "luksDump", vs_action_dump, 1, 1, "<device>", "dump LUKS partition information", NULL },
+	  "tests <device> for LUKS partition header", NULL, NULL },
+	{ "luksDump", vs_action_dump, 1, 1, "<device>", "dump LUKS partition information",
+	  NULL, NULL },
 	{ "luksSuspend", vs_action_suspend, 1, 1, "<name>",
-	  "Suspend LUKS device and wipe key (all IOs are frozen)", NULL },
-	{ "luksResume", vs_action_resume, 1, 1, "<name>", "Resume suspended LUKS device", NULL },
+	  "Suspend LUKS device and wipe key (all IOs are frozen)", NULL, NULL },
+	{ "luksResume", vs_action_resume, 1, 1, "<name>", "Resume suspended LUKS device",
+	  NULL, NULL },
 	{ "luksHeaderBackup", vs_action_header_backup, 1, 1, "<device>",
-	  "Backup LUKS device header and keyslots", NULL },
+	  "Backup LUKS device header and keyslots", NULL, NULL },
 	{ "luksHeaderRestore", vs_action_header_restore, 1, 1, "<device>",
-	  "Restore LUKS device header and keyslots", NULL },
+	  "Restore LUKS device header and keyslots", NULL, NULL },
 	{ "erase", vs_action_erase, 1, 1, "<device>",
-	  "erase all keyslots (remove encryption key)", NULL },
+	  "erase all keyslots (remove encryption key)", NULL, NULL },
 	{ "token", vs_action_token, 2, 2, "<add|remove|import|export|unassign> <device>",
-	  "Manipulate LUKS2 tokens", NULL },
-	{ "benchmark", vs_action_benchmark, 0, 0, "[--cipher <cipher>]", "benchmark cipher", NULL },
+	  "Manipulate LUKS2 tokens", NULL, NULL },
+	{ "benchmark", vs_action_benchmark, 0, 0, "[--cipher <cipher>]", "benchmark cipher",
+	  NULL, NULL },
+	{ "tcryptDump", vs_action_foreign_dump, 1, 1, "<device>", "dump TCRYPT device information",
+	  NULL, "tcrypt" },
+	{ "bitlkDump", vs_action_foreign_dump, 1, 1, "<device>", "dump BITLK device information",
+	  NULL, "bitlk" },
+	{ "fvault2Dump", vs_action_foreign_dump, 1, 1, "<device>",
+	  "dump FVAULT2 device information", NULL, "fvault2" },
 	/* cryptsetup's older spellings */
 	{ "luksOpen", vs_action_luks_open, 1, 2, "<device> <name>", "open LUKS device as <name>",
-	  "open" },
-	{ "luksClose", vs_action_close, 1, 1, "<name>", "close device (remove mapping)", "close" },
+	  "open", NULL },
+	{ "luksClose", vs_action_close, 1, 1, "<name>", "close device (remove mapping)",
+	  "close", NULL },
 	{ "create", vs_action_create, 2, 2, "<name> <device>", "create plain device <name>",
-	  "open" },
-	{ "remove", vs_action_close, 1, 1, "<name>", "remove device", "close" },
-	{ "luksErase", vs_action_erase, 1, 1, "<device>", "erase all keyslots", "erase" },
-	{ NULL, NULL, 0, 0, NULL, NULL, NULL },
+	  "open", NULL },
+	{ "remove", vs_action_close, 1, 1, "<name>", "remove device", "close", NULL },
+	{ "plainOpen", vs_action_open, 2, 2, "<device> <name>", "open plain device as <name>",
+	  "open", "plain" },
+	{ "loopaesOpen", vs_action_open, 2, 2, "<device> <name>",
+	  "open loop-AES device (refused: see veilsetup(8))", "open", "loopaes" },
+	{ "tcryptOpen", vs_action_open, 1, 2, "<device> [<name>]",
+	  "open TCRYPT device (--test-passphrase only)", "open", "tcrypt" },
+	{ "bitlkOpen", vs_action_open, 1, 2, "<device> [<name>]",
+	  "open BITLK device (--test-passphrase only)", "open", "bitlk" },
+	{ "fvault2Open", vs_action_open, 1, 2, "<device> [<name>]",
+	  "open FVAULT2 device (--test-passphrase only)", "open", "fvault2" },
+	{ "plainClose", vs_action_close, 1, 1, "<name>", "close device", "close", NULL },
+	{ "loopaesClose", vs_action_close, 1, 1, "<name>", "close device", "close", NULL },
+	{ "tcryptClose", vs_action_close, 1, 1, "<name>", "close device", "close", NULL },
+	{ "bitlkClose", vs_action_close, 1, 1, "<name>", "close device", "close", NULL },
+	{ "fvault2Close", vs_action_close, 1, 1, "<name>", "close device", "close", NULL },
+	{ "luksErase", vs_action_erase, 1, 1, "<device>", "erase all keyslots", "erase", NULL },
+	{ NULL, NULL, 0, 0, NULL, NULL, NULL, NULL },
 };
 
 /* Options with a value, parsed before any action runs. */
@@ -84,6 +110,7 @@ enum {
 	OPT_PERSISTENT, OPT_PERF, OPT_ALIGN_PAYLOAD, OPT_NO_JOURNAL,
 	OPT_NO_WIPE, OPT_TOKEN_ID, OPT_TOKEN_ONLY, OPT_TOKEN_TYPE, OPT_TOKEN_REPLACE,
 	OPT_DISABLE_EXTERNAL_TOKENS, OPT_KEY_DESCRIPTION, OPT_JSON_FILE,
+	OPT_TCRYPT_FLAG, OPT_VERACRYPT, OPT_VERACRYPT_PIM, OPT_VERACRYPT_QUERY_PIM,
 };
 
 /*
@@ -104,7 +131,8 @@ static const struct vs_option {
 	const char *only;	/* the actions that take it, or NULL: all */
 	const char *word;	/* the table-line word it adds (veil-options.h) */
 } options[] = {
-	{ "type", required_argument, 'M', "TYPE", "plain, luks, luks1 or luks2", NULL, NULL },
+	{ "type", required_argument, 'M', "TYPE",
+	  "plain, luks, luks1, luks2; tcrypt, bitlk, fvault2, loopaes (not mapped)", NULL, NULL },
 	{ "cipher", required_argument, 'c', "STRING", "the cipher spec", NULL, NULL },
 	{ "key-size", required_argument, 's', "BITS", "the key size",
 	  "open luksFormat luksAddKey benchmark", NULL },
@@ -159,6 +187,20 @@ static const struct vs_option {
 	  "token add: the user keyring key with the passphrase", NULL, NULL },
 	{ "json-file", required_argument, OPT_JSON_FILE, "FILE",
 	  "token import, export: a file, not stdin or stdout", NULL, NULL },
+	{ "tcrypt-hidden", no_argument, OPT_TCRYPT_FLAG, NULL,
+	  "TCRYPT: the hidden volume's header", "open tcryptDump", NULL },
+	{ "tcrypt-system", no_argument, OPT_TCRYPT_FLAG, NULL,
+	  "TCRYPT: a system volume (with boot loader)", "open tcryptDump", NULL },
+	{ "tcrypt-backup", no_argument, OPT_TCRYPT_FLAG, NULL,
+	  "TCRYPT: the backup header", "open tcryptDump", NULL },
+	{ "veracrypt", no_argument, OPT_VERACRYPT, NULL,
+	  "TCRYPT: VeraCrypt too (the default)", NULL, NULL },
+	{ "disable-veracrypt", no_argument, OPT_VERACRYPT, NULL,
+	  "TCRYPT: TrueCrypt headers only", "open tcryptDump", NULL },
+	{ "veracrypt-pim", required_argument, OPT_VERACRYPT_PIM, "INT",
+	  "VeraCrypt's Personal Iteration Multiplier", "open tcryptDump", NULL },
+	{ "veracrypt-query-pim", no_argument, OPT_VERACRYPT_QUERY_PIM, NULL,
+	  "ask for VeraCrypt's PIM", "open tcryptDump", NULL },
 	{ "test-passphrase", no_argument, OPT_TEST_PASSPHRASE, NULL,
 	  "check the passphrase, map nothing", "open", NULL },
 	{ "tries", required_argument, 'T', "NUM", "passphrase attempts", NULL, NULL },
@@ -218,6 +260,25 @@ static const struct vs_option {
 static struct option long_opts[N_OPTIONS + 1];
 /* Which of options[] the command line gave. */
 static int option_given[N_OPTIONS];
+
+/**
+ * vs_option_given() - whether the command line gave an option
+ * @name: its long name, without the dashes.
+ *
+ * For the checks that depend on an option being given at all, not on its
+ * value (cryptsetup's ARG_SET()).
+ *
+ * Return: 1 if given, else 0.
+ */
+int vs_option_given(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_OPTIONS; i++)
+		if (option_given[i] && !strcmp(options[i].name, name))
+			return 1;
+	return 0;
+}
 
 
 static void usage(FILE *f)
@@ -374,7 +435,16 @@ static int parse_option(int c, int idx)
 		opt.key_bits = v;
 		break;
 	case 'h': opt.hash = optarg; break;
-	case 'd': opt.key_file = optarg; break;
+	case 'd':
+		/* As cryptsetup: more than one only for TCRYPT (main()). */
+		if (opt.key_file_count == VS_MAX_KEY_FILES) {
+			fprintf(stderr, "Too many --key-file options.\n");
+			r = -EINVAL;
+			break;
+		}
+		opt.key_files[opt.key_file_count++] = optarg;
+		opt.key_file = optarg;
+		break;
 	case 'l': r = num("keyfile size", 8 * 1024 * 1024, &opt.keyfile_size); break;
 	case OPT_KEYFILE_OFFSET:
 		r = num("keyfile offset", UINT64_MAX, &opt.keyfile_offset);
@@ -432,6 +502,19 @@ static int parse_option(int c, int idx)
 	case 'M': opt.type = optarg; break;
 	case OPT_HEADER: opt.header = optarg; break;
 	case OPT_BACKUP_FILE: opt.backup_file = optarg; break;
+	case OPT_TCRYPT_FLAG:
+		opt.tcrypt_flags |= !strcmp(options[idx].name, "tcrypt-hidden") ?
+				    CRYPT_TCRYPT_HIDDEN_HEADER :
+				    !strcmp(options[idx].name, "tcrypt-system") ?
+				    CRYPT_TCRYPT_SYSTEM_HEADER : CRYPT_TCRYPT_BACKUP_HEADER;
+		break;
+	/* --veracrypt is the default; vs_foreign_check_options() checks both. */
+	case OPT_VERACRYPT: break;
+	case OPT_VERACRYPT_PIM:
+		r = num("VeraCrypt PIM", UINT32_MAX, &v);
+		opt.veracrypt_pim = v;
+		break;
+	case OPT_VERACRYPT_QUERY_PIM: opt.veracrypt_query_pim = 1; break;
 	case OPT_TEST_PASSPHRASE:
 		opt.test_passphrase = 1;
 		break;
@@ -566,6 +649,13 @@ int main(int argc, char **argv)
 	}
 	if (check_options(a))
 		return VS_EXIT_PARAMS;
+	/* As cryptsetup: tcryptOpen is open --type tcrypt, whatever --type says. */
+	if (a->type)
+		opt.type = a->type;
+	if (opt.key_file_count > 1 && strcmp(opt.type ?: "", "tcrypt")) {
+		fprintf(stderr, "veilsetup: Only one --key-file argument is allowed.\n");
+		return VS_EXIT_PARAMS;
+	}
 	nargs = argc - optind - 1;
 	if (nargs < a->min_args || nargs > a->max_args) {
 		fprintf(stderr, "%s: requires %s as arguments.\n", a->name, a->arg_help);

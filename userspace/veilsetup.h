@@ -38,8 +38,12 @@ enum {
 };
 
 /* The command line, with cryptsetup's option names. */
+#define VS_MAX_KEY_FILES	32	/* cryptsetup's MAX_KEYFILES: TCRYPT key files */
+
 struct vs_opts {
 	const char *type, *cipher, *hash, *key_file, *new_key_file, *pbkdf;
+	const char *key_files[VS_MAX_KEY_FILES];	/* every -d, in order; key_file is the last */
+	int key_file_count;
 	const char *header, *backup_file, *uuid, *label, *integrity;
 	const char *token_type, *key_description, *json_file;
 	int key_bits, key_slot, verify, batch, disable_keyring, read_only;
@@ -51,6 +55,9 @@ struct vs_opts {
 	uint32_t sector_size, pbkdf_memory, pbkdf_parallel, iter_time;
 	uint32_t pbkdf_iterations, align_payload;
 	uint32_t perf_flags;		/* CRYPT_ACTIVATE_* of --perf-*, --integrity-no-journal */
+	uint32_t tcrypt_flags;		/* CRYPT_TCRYPT_* of --tcrypt-*, --disable-veracrypt */
+	uint32_t veracrypt_pim;
+	int veracrypt_query_pim;
 	char features[256];		/* veil's own engine options */
 };
 
@@ -72,9 +79,13 @@ struct vs_map {
 	uint32_t flags;			/* CRYPT_ACTIVATE_* */
 };
 
+/* veilsetup.c: the command line */
+int vs_option_given(const char *name);
+
 /* vs-util.c: what every action uses */
 int vs_confirm(const char *question, const char *aborted);
 int vs_number_arg(const char *s, const char *what, uint64_t max, uint64_t *out);
+int vs_tries_tty(void);
 
 /* A veil table's parameters, split. */
 struct vs_table {
@@ -84,6 +95,7 @@ struct vs_table {
 	char dev[64];			/* major:minor */
 	char path[128];			/* /dev/...: the LUKS2 device below any dif */
 	char dif[128];			/* the dm-integrity device below, or "" */
+	char foreign[16];		/* TCRYPT, BITLK, FVAULT2, LOOPAES, or "" */
 	char features[1024];		/* without the count */
 	char uuid[160];
 	size_t key_bits;
@@ -99,6 +111,15 @@ struct vs_temp {
 	char path[96];
 	sigset_t old_mask;		/* the signal mask to restore */
 };
+
+/* One target of a loaded table (vs_dm_targets_get()). */
+struct vs_dm_target {
+	uint64_t start, len;		/* sectors */
+	char type[32];
+	char *params;			/* crypt_safe_alloc(VS_TABLE_MAX): may hold a key */
+};
+
+#define VS_DM_MAX_TARGETS	16	/* BitLocker maps 10 at most */
 
 /* vs-table.c: veil table lines */
 uint32_t vs_flag_of_word(const char *word);
@@ -160,11 +181,18 @@ int vs_dm_get(const char *name, int status, char *type, size_t type_len,
 	      char *params, size_t params_len, uint64_t *len, char *uuid,
 	      size_t uuid_len, int *read_only, int *suspended);
 int vs_dm_target_loaded(void);
+int vs_dm_targets_get(const char *name, struct vs_dm_target *tg, int max, int *n,
+		      char *uuid, size_t uuid_len, int *read_only);
+void vs_dm_targets_free(struct vs_dm_target *tg, int n);
+int vs_dm_targets_swap(const char *name, const struct vs_dm_target *tg, int n,
+		       int read_only, int private_dev);
 
 /* vs-key.c: passphrases, key files, the thread keyring */
+#define VS_PASS_VERIFY		1	/* vs_read_passphrase(): ask twice */
+#define VS_PASS_EMPTY_OK	2	/* an empty passphrase from a file or stdin */
 int vs_read_passphrase(struct crypt_device *cd, const char *prompt,
 		       const char *key_file, uint64_t offset, uint64_t size,
-		       int verify, char **pass, size_t *len);
+		       int flags, char **pass, size_t *len);
 int vs_keyring_add(const char *desc, const unsigned char *key, size_t len);
 void vs_keyring_drop(int32_t id);
 
@@ -176,6 +204,15 @@ int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const c
 void vs_integrity_lower(const char *name, struct vs_table *t);
 int vs_integrity_open(struct crypt_device *cd, struct vs_map *m, int keyring);
 int vs_integrity_wipe(struct crypt_device *cd);
+
+/* vs-foreign.c: TCRYPT, BITLK, FVAULT2, loop-AES */
+int vs_foreign_type(const char *type);
+int vs_foreign_check_options(const char *type);
+int vs_foreign_open(const char *type, const char *device, const char *name);
+const char *vs_foreign_uuid_type(const char *uuid);
+void vs_foreign_table(const char *name, struct vs_table *t);
+int vs_foreign_close(const char *name, const struct vs_table *t);
+int vs_action_foreign_dump(int argc, char **argv);
 
 /* vs-status.c */
 int vs_action_status(int argc, char **argv);

@@ -16,6 +16,11 @@
 
 #include "veilsetup.h"
 
+/* The rules udev skips for a device no one else should see. */
+#define PRIVATE_UDEV_FLAGS	(DM_UDEV_DISABLE_SUBSYSTEM_RULES_FLAG | \
+				 DM_UDEV_DISABLE_DISK_RULES_FLAG | \
+				 DM_UDEV_DISABLE_OTHER_RULES_FLAG)
+
 static struct dm_task *task(int type, const char *name)
 {
 	struct dm_task *dmt = dm_task_create(type);
@@ -161,10 +166,7 @@ int vs_dm_create(const struct vs_map *m, const char *table, int read_only)
 	ok = (!m->uuid || dm_task_set_uuid(dmt, m->uuid)) &&
 	     (!read_only || dm_task_set_ro(dmt)) &&
 	     load_table(dmt, table) &&
-	     run_synced(dmt, (m->flags & CRYPT_ACTIVATE_PRIVATE) ?
-			DM_UDEV_DISABLE_SUBSYSTEM_RULES_FLAG |
-			DM_UDEV_DISABLE_DISK_RULES_FLAG |
-			DM_UDEV_DISABLE_OTHER_RULES_FLAG : 0);
+	     run_synced(dmt, (m->flags & CRYPT_ACTIVATE_PRIVATE) ? PRIVATE_UDEV_FLAGS : 0);
 	dm_task_destroy(dmt);
 	return ok ? 0 : -EINVAL;
 }
@@ -209,16 +211,22 @@ int vs_dm_suspend(const char *name)
 	return ok ? 0 : -EINVAL;
 }
 
-int vs_dm_resume(const char *name)
+/* Resume @name; @udev_flags as for run_synced(). */
+static int resume(const char *name, uint16_t udev_flags)
 {
 	struct dm_task *dmt = task(DM_DEVICE_RESUME, name);
 	int ok;
 
 	if (!dmt)
 		return -ENOMEM;
-	ok = run_synced(dmt, 0);
+	ok = run_synced(dmt, udev_flags);
 	dm_task_destroy(dmt);
 	return ok ? 0 : -EINVAL;
+}
+
+int vs_dm_resume(const char *name)
+{
+	return resume(name, 0);
 }
 
 /* A target message; @msg may hold a key, so libdevmapper wipes its copy. */
@@ -309,4 +317,113 @@ int vs_dm_get(const char *name, int status, char *type, size_t type_len,
 out:
 	dm_task_destroy(dmt);
 	return r;
+}
+
+/**
+ * vs_dm_targets_get() - every target of a mapping's table, keys included
+ * @name: the mapping.
+ * @tg: room for @max targets; each one's params in secure memory.
+ * @max: its size.
+ * @n: the number of targets.
+ * @uuid: the device's dm uuid ("" if none), @uuid_len bytes.
+ * @uuid_len: the size of @uuid.
+ * @read_only: whether the device is read-only.
+ *
+ * Free the params with vs_dm_targets_free() on success.
+ *
+ * Return: 0, -ENODEV when @name is not mapped, -E2BIG for more than @max
+ * targets, -ENOMEM.
+ */
+int vs_dm_targets_get(const char *name, struct vs_dm_target *tg, int max, int *n,
+		      char *uuid, size_t uuid_len, int *read_only)
+{
+	struct dm_task *dmt = task(DM_DEVICE_TABLE, name);
+	char *ttype, *tparams;
+	uint64_t start, len;
+	void *next = NULL;
+	struct dm_info info;
+	int r = -ENODEV;
+
+	*n = 0;
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_secure_data(dmt) || !dm_task_run(dmt) ||
+	    !dm_task_get_info(dmt, &info) || !info.exists)
+		goto out;
+	r = 0;
+	do {
+		ttype = tparams = NULL;
+		next = dm_get_next_target(dmt, next, &start, &len, &ttype, &tparams);
+		if (!ttype)
+			break;
+		if (*n == max) {
+			r = -E2BIG;
+			break;
+		}
+		tg[*n].start = start;
+		tg[*n].len = len;
+		snprintf(tg[*n].type, sizeof(tg[*n].type), "%s", ttype);
+		tg[*n].params = crypt_safe_alloc(VS_TABLE_MAX);
+		if (!tg[*n].params) {
+			r = -ENOMEM;
+			break;
+		}
+		snprintf(tg[*n].params, VS_TABLE_MAX, "%s", tparams ?: "");
+		(*n)++;
+	} while (next);
+	snprintf(uuid, uuid_len, "%s", dm_task_get_uuid(dmt) ?: "");
+	*read_only = info.read_only;
+	if (r || !*n) {
+		vs_dm_targets_free(tg, *n);
+		*n = 0;
+		r = r ?: -ENODEV;
+	}
+out:
+	dm_task_destroy(dmt);
+	return r;
+}
+
+/* Wipe and free the params of @n targets from vs_dm_targets_get(). */
+void vs_dm_targets_free(struct vs_dm_target *tg, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		crypt_safe_free(tg[i].params);
+		tg[i].params = NULL;
+	}
+}
+
+/**
+ * vs_dm_targets_swap() - replace a mapping's table in place
+ * @name: the mapping.
+ * @tg: its new targets, as vs_dm_targets_get() gives them.
+ * @n: their number.
+ * @read_only: load the table read-only (as the device is).
+ * @private_dev: udev leaves the device alone at the resume, as at its
+ *	creation with CRYPT_ACTIVATE_PRIVATE (the lower layers of a stack).
+ *
+ * The table is loaded (marked secure: it may hold keys) and the device
+ * resumed with it: whoever has it open goes on with the new table.
+ *
+ * Return: 0, or -EINVAL when the kernel refused the table or the resume
+ * (the old table then stays).
+ */
+int vs_dm_targets_swap(const char *name, const struct vs_dm_target *tg, int n,
+		       int read_only, int private_dev)
+{
+	struct dm_task *dmt = task(DM_DEVICE_RELOAD, name);
+	int ok, i;
+
+	if (!dmt)
+		return -ENOMEM;
+	ok = dm_task_secure_data(dmt) && (!read_only || dm_task_set_ro(dmt));
+	for (i = 0; ok && i < n; i++)
+		ok = dm_task_add_target(dmt, tg[i].start, tg[i].len, tg[i].type,
+					tg[i].params);
+	ok = ok && dm_task_run(dmt);
+	dm_task_destroy(dmt);
+	if (!ok)
+		return -EINVAL;
+	return resume(name, private_dev ? PRIVATE_UDEV_FLAGS : 0);
 }

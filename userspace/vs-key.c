@@ -152,7 +152,9 @@ static int tty_passphrase(const char *prompt, int verify, char **pass, size_t *l
  * @key_file: a file to read instead ("-" is standard input), or NULL.
  * @offset: bytes of @key_file to skip.
  * @size: bytes of @key_file to read at most (0: libcryptsetup's limit).
- * @verify: on a terminal, ask twice.
+ * @flags: VS_PASS_VERIFY: on a terminal, ask twice; VS_PASS_EMPTY_OK: an
+ *         empty line of standard input (or an empty key file) is an empty
+ *         passphrase, as for TCRYPT with key files, not an error.
  * @pass: the bytes, to be freed with crypt_safe_free().
  * @len: their number.
  *
@@ -163,23 +165,23 @@ static int tty_passphrase(const char *prompt, int verify, char **pass, size_t *l
  */
 int vs_read_passphrase(struct crypt_device *cd, const char *prompt,
 		       const char *key_file, uint64_t offset, uint64_t size,
-		       int verify, char **pass, size_t *len)
+		       int flags, char **pass, size_t *len)
 {
-	uint32_t flags = 0;
+	uint32_t read_flags = 0;
 	int r;
 
 	if (!key_file && isatty(STDIN_FILENO))
-		return tty_passphrase(prompt, verify || opt.verify, pass, len);
+		return tty_passphrase(prompt, (flags & VS_PASS_VERIFY) || opt.verify, pass, len);
 	if (!key_file)
-		flags = CRYPT_KEYFILE_STOP_EOL;
+		read_flags = CRYPT_KEYFILE_STOP_EOL;
 	/* NULL: libcryptsetup reads descriptor 0 itself, as for cryptsetup. */
 	if (key_file && !strcmp(key_file, "-"))
 		key_file = NULL;
 	/* libcryptsetup says what went wrong. */
-	r = crypt_keyfile_device_read(cd, key_file, pass, len, offset, size, flags);
+	r = crypt_keyfile_device_read(cd, key_file, pass, len, offset, size, read_flags);
 	if (r < 0)
 		return r;
-	if (!*len) {
+	if (!*len && !(flags & VS_PASS_EMPTY_OK)) {
 		crypt_safe_free(*pass);
 		*pass = NULL;
 		fprintf(stderr, "Nothing to read on input.\n");

@@ -105,7 +105,7 @@ static int new_passphrase(struct crypt_device *cd, const char *prompt, const cha
 {
 	return vs_read_passphrase(cd, prompt, key_file,
 				  opt.new_keyfile_offset, opt.new_keyfile_size,
-				  isatty(STDIN_FILENO), pass, len);
+				  VS_PASS_VERIFY, pass, len);
 }
 
 /* The slot @pass opens (@slot or any), or -EPERM after a message. */
@@ -331,7 +331,7 @@ int vs_action_luks_format(int argc, char **argv)
 	if (!r)
 		r = vs_read_passphrase(cd, "Enter passphrase for the new volume: ",
 				       key_file_arg(argc, argv), opt.keyfile_offset,
-				       opt.keyfile_size, isatty(STDIN_FILENO), &pass, &pass_len);
+				       opt.keyfile_size, VS_PASS_VERIFY, &pass, &pass_len);
 	if (!r)
 		r = set_pbkdf(cd, type);
 	if (!r) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * veilsetup mappings: open (plain, LUKS1, LUKS2), close, resize, refresh,
+ * veilsetup mappings: open (plain, LUKS1, LUKS2; the other formats in
+ * vs-foreign.c), close, resize, refresh,
  * luksSuspend and luksResume. libcryptsetup reads the headers and
  * gives the volume key (from a passphrase or a LUKS2 token); veilsetup
  * loads it with the veil target through the thread keyring, for the table
@@ -222,13 +223,6 @@ out:
 	return r;
 }
 
-/* cryptsetup's set_tries_tty(): --tries for a terminal, else one try. */
-static int tries_tty(void)
-{
-	return (!opt.key_file || !strcmp(opt.key_file, "-")) && isatty(STDIN_FILENO) ?
-	       opt.tries : 1;
-}
-
 /*
  * The volume key of @cd into @m->key: as cryptsetup, from a LUKS2 token
  * first (a PIN asked up to @pin_tries times, vs-token.c), then unless
@@ -323,7 +317,7 @@ static int open_luks(const char *device, const char *name)
 		if (r)
 			goto out;
 	}
-	r = luks_volume_key(cd, &m, device, tries_tty());
+	r = luks_volume_key(cd, &m, device, vs_tries_tty());
 	if (r < 0 || opt.test_passphrase)
 		goto out;
 	if (!crypt_get_integrity_info(cd, &ip) && ip.tag_size)
@@ -347,12 +341,15 @@ out:
 int vs_action_open(int argc, char **argv)
 {
 	const char *type = opt.type ?: "luks";
+	int r;
 
-	if (opt.test_passphrase && !strcmp(type, "plain")) {
-		fprintf(stderr, "Option --test-passphrase is allowed only for open of "
-			"LUKS devices.\n");
+	if (opt.test_passphrase && (!strcmp(type, "plain") || !strcmp(type, "loopaes"))) {
+		fprintf(stderr, "veilsetup: Option --test-passphrase is allowed only for open of LUKS, TCRYPT, BITLK and FVAULT2 devices.\n");
 		return -EINVAL;
 	}
+	r = vs_foreign_check_options(type);
+	if (r)
+		return r;
 	if (argc < 2 && !opt.test_passphrase) {
 		fprintf(stderr, "Command requires device and mapped name as arguments.\n");
 		return -EINVAL;
@@ -361,8 +358,9 @@ int vs_action_open(int argc, char **argv)
 		return open_plain(argv[0], argv[1]);
 	if (!strcmp(type, "luks") || !strcmp(type, "luks1") || !strcmp(type, "luks2"))
 		return open_luks(argv[0], argc > 1 ? argv[1] : NULL);
-	fprintf(stderr, "Device type %s is not supported by veilsetup: use plain, luks, "
-		"luks1 or luks2.\n", type);
+	if (vs_foreign_type(type))
+		return vs_foreign_open(type, argv[0], argc > 1 ? argv[1] : NULL);
+	fprintf(stderr, "Unrecognized metadata device type %s.\n", type);
 	return -EINVAL;
 }
 
@@ -402,6 +400,9 @@ int vs_action_close(int argc, char **argv)
 	else if (t.dif[0] && vs_dm_remove(t.dif)) {
 		fprintf(stderr, "Device %s is still in use.\n", t.dif);
 		r = -EBUSY;
+	} else {
+		/* and a TCRYPT cascade's lower layers */
+		r = vs_foreign_close(argv[0], &t);
 	}
 	return r;
 }
@@ -490,6 +491,15 @@ static int reload(const char *name, struct vs_table *t, struct vs_map *m, uint64
 	return r;
 }
 
+/* As libcryptsetup: no resize or refresh of the other formats' mappings. */
+static int check_reloadable(const struct vs_table *t)
+{
+	if (!t->foreign[0])
+		return 0;
+	fprintf(stderr, "This operation is not supported for %s crypt device.\n", t->foreign);
+	return -ENOTSUP;
+}
+
 int vs_action_resize(int argc, char **argv)
 {
 	struct vs_map m = { .name = argv[0] };
@@ -498,7 +508,7 @@ int vs_action_resize(int argc, char **argv)
 	int r;
 
 	(void)argc;
-	r = vs_table_get(argv[0], &t);
+	r = vs_table_get(argv[0], &t) ?: check_reloadable(&t);
 	if (r)
 		goto out;
 	vs_table_flags(&t, &m);
@@ -581,14 +591,14 @@ int vs_action_refresh(int argc, char **argv)
 	int r;
 
 	(void)argc;
-	r = vs_table_get(argv[0], &t);
+	r = vs_table_get(argv[0], &t) ?: check_reloadable(&t);
 	if (!r) {
 		vs_table_flags(&t, &m);
 		/* As cryptsetup: the header's flags and those given now. */
 		m.flags = cli_flags() | header_flags(&t);
 		vs_keep_engine_words(&t);
 		/* cryptsetup's open --refresh: --tries PINs on a terminal */
-		r = reload(argv[0], &t, &m, t.len, NULL, tries_tty());
+		r = reload(argv[0], &t, &m, t.len, NULL, vs_tries_tty());
 		if (!r && opt.persistent)
 			r = store_flags(&t, m.flags);
 	}
@@ -655,7 +665,7 @@ int vs_action_resume(int argc, char **argv)
 	}
 	r = vs_load_luks(opt.header ?: t.path, &cd);
 	if (!r)
-		r = luks_volume_key(cd, &m, t.path, tries_tty());
+		r = luks_volume_key(cd, &m, t.path, vs_tries_tty());
 	if (r < 0)
 		goto out;
 	/* After key wipe the table shows no reference: decide as open does. */

@@ -16,9 +16,9 @@
 #include "veilsetup.h"
 #include "veil-options.h"
 
-static const char *type_name(const char *uuid)
+static const char *type_name(const struct vs_table *t)
 {
-	const char *type = vs_uuid_type(uuid);
+	const char *type = t->foreign[0] ? t->foreign : vs_uuid_type(t->uuid);
 
 	if (!type)
 		return "n/a";
@@ -71,7 +71,7 @@ static int print_status(const char *name, struct vs_table *t, char *info)
 		close(fd);
 	if (!opt.json) {
 		printf("/dev/mapper/%s is active%s.\n", name, in_use ? " and is in use" : "");
-		printf("  type:    %s\n", type_name(t->uuid));
+		printf("  type:    %s\n", type_name(t));
 		printf("  cipher:  %s\n", t->cipher);
 		printf("  keysize: %zu bits\n", t->key_bits);
 		printf("  key location: %s\n", location);
@@ -100,7 +100,7 @@ static int print_status(const char *name, struct vs_table *t, char *info)
 	json_object_object_add(o, "name", json_object_new_string(name));
 	json_object_object_add(o, "active", json_object_new_boolean(1));
 	json_object_object_add(o, "in_use", json_object_new_boolean(in_use));
-	json_object_object_add(o, "type", json_object_new_string(type_name(t->uuid)));
+	json_object_object_add(o, "type", json_object_new_string(type_name(t)));
 	json_object_object_add(o, "uuid", json_object_new_string(t->uuid));
 	json_object_object_add(o, "cipher", json_object_new_string(t->cipher));
 	json_object_object_add(o, "key_bits", json_object_new_int64(t->key_bits));

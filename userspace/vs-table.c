@@ -107,6 +107,7 @@ int vs_table_get(const char *name, struct vs_table *t)
 		t->keyring = t->key[0] == ':';
 		t->key_bits = t->keyring ? strtoul(t->key + 1, NULL, 10) * 8 :
 					   strlen(t->key) * 4;
+		vs_foreign_table(name, t);
 	}
 	crypt_safe_free(params);
 	return r;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * veilsetup: what every action uses: the parsed command line, the
- * confirmation before destroying something, a checked number argument.
+ * confirmation before destroying something, a checked number argument,
+ * the number of passphrase tries.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -67,4 +68,16 @@ int vs_number_arg(const char *s, const char *what, uint64_t max, uint64_t *out)
 	}
 	*out = v;
 	return 0;
+}
+
+/**
+ * vs_tries_tty() - how often to ask for a passphrase, as cryptsetup's
+ * set_tries_tty()
+ *
+ * Return: --tries when the passphrase comes from a terminal, else 1.
+ */
+int vs_tries_tty(void)
+{
+	return (!opt.key_file || !strcmp(opt.key_file, "-")) && isatty(STDIN_FILENO) ?
+	       opt.tries : 1;
 }

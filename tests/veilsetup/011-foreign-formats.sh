@@ -1,0 +1,197 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# TCRYPT (TrueCrypt, VeraCrypt), BITLK (BitLocker), FVAULT2 (FileVault2)
+# and loop-AES, on cryptsetup's own test images: veilsetup checks their
+# passphrases (open --test-passphrase) and dumps their headers as cryptsetup
+# does, with the same output and exit codes (TCRYPT: CBC, LRW and XTS,
+# cascades, a hidden volume, key files, a VeraCrypt PIM asked for). It maps
+# them with veil: each image opened by cryptsetup (dm-crypt) and by
+# veilsetup reads the same, every crypt target of the stack is a veil one
+# with its key in no table, status says what cryptsetup's does, close
+# removes every device, a wrong passphrase maps nothing; data written
+# through veil reads back through dm-crypt (loop-AES).
+. "$(dirname "$0")/../lib.sh"
+requires root
+requires cmd cryptsetup
+requires module loop dm_crypt dm_zero
+veil_load
+# libcryptsetup's kernel cipher interface and the ciphers these images
+# use, loaded once: module autoloading costs seconds per TCRYPT attempt in
+# the guest.
+modprobe algif_skcipher
+crypto_preload aes serpent twofish des3_ede cast5 blowfish cbc lrw xts ecb
+IMAGES=$TOP/../shared/reference/cryptsetup-test-images
+[ -d "$IMAGES" ] || skip "no cryptsetup test images in $IMAGES"
+for a in tcrypt bitlk fvault2; do tar -C "$WORK" -xJf "$IMAGES/$a-images.tar.xz"; done
+TC=$WORK/tcrypt-images BL=$WORK/bitlk-images FV=$WORK/fvault2-images/small
+PW=aaaaaaaaaaaa
+state() { dmsetup ls; losetup -a; }
+before=$(state)
+
+# same WANT INPUT ARGS...: both tools, INPUT on stdin, exit with WANT and
+# print the same (stdout and stderr, the tool's name aside; after a usage
+# error cryptsetup adds its usage text, veilsetup does not)
+same() {
+	local want=$1 input=$2 rc_c=0 rc_v=0
+	shift 2
+	printf '%s\n' "$input" | cryptsetup "$@" > "$WORK/c" 2>&1 || rc_c=$?
+	printf '%s\n' "$input" | "$VS" "$@" > "$WORK/v" 2>&1 || rc_v=$?
+	sed -i 's/^cryptsetup: //' "$WORK/c"
+	sed -i 's/^veilsetup: //' "$WORK/v"
+	[ "$rc_c" = "$want" ] || fail "cryptsetup $*: exit $rc_c, not $want: $(cat "$WORK/c")"
+	[ "$rc_v" = "$want" ] || fail "veilsetup $*: exit $rc_v, not $want: $(cat "$WORK/v")"
+	if grep -q "^Usage: " "$WORK/c"; then
+		[ -s "$WORK/v" ] && grep -qxFf "$WORK/v" "$WORK/c" ||
+			fail "veilsetup $*: says '$(cat "$WORK/v")', not cryptsetup's"
+	else
+		diff -u "$WORK/c" "$WORK/v" || fail "veilsetup $*: other output than cryptsetup's"
+	fi
+	[ "$(state)" = "$before" ] || fail "$*: a device or loop is left behind"
+	echo "ok: exit $want (${SECONDS}s): $*"
+}
+
+# TrueCrypt's modes, with TrueCrypt's iteration counts only
+# (--disable-veracrypt) and the image's hash and cipher chain (each
+# attempt costs seconds in the guest): legacy CBC with a 64-bit cipher,
+# an LRW and an XTS three-cipher cascade (the image's name lists the
+# chain backwards), a wrong passphrase (exit 2).
+same 0 "$PW" tcryptOpen --test-passphrase --disable-veracrypt -h sha1 -c des3_ede \
+	"$TC/tc_1-sha1-cbc-des3_ede"
+same 0 "$PW" tcryptDump --disable-veracrypt -h ripemd160 "$TC/tc_2-ripemd160-lrw-aes-twofish-serpent"
+grep -q "lrw-benbi" "$WORK/v" || fail "tcryptDump: not LRW: $(cat "$WORK/v")"
+same 0 "$PW" tcryptOpen --test-passphrase --disable-veracrypt -h sha512 -c aes-twofish-serpent \
+	"$TC/tc_5-sha512-xts-serpent-twofish-aes"
+same 2 wrong tcryptOpen --test-passphrase --disable-veracrypt -h sha512 -c aes "$TC/tc_5-sha512-xts-aes"
+grep -q "No device header detected with this passphrase." "$WORK/v" ||
+	fail "a wrong TCRYPT passphrase without cryptsetup's message"
+# The hidden volume: its own passphrase, not the outer one.
+same 0 bbbbbbbbbbbb tcryptOpen --test-passphrase --tcrypt-hidden --disable-veracrypt -h sha512 \
+	-c aes "$TC/tc_5-sha512-xts-aes-hidden"
+# Key files, both needed; a second -d for another type is refused.
+same 0 "$PW" tcryptOpen --test-passphrase --disable-veracrypt -h sha512 -c aes \
+	-d "$TC/keyfile1" -d "$TC/keyfile2" "$TC/tck_5-sha512-xts-aes"
+same 1 "$PW" open --type luks -d "$TC/keyfile1" -d "$TC/keyfile2" "$TC/tck_5-sha512-xts-aes" vt
+same 1 "$PW" tcryptOpen --veracrypt-pim 1 --disable-veracrypt "$TC/vc_1-sha256-xts-aes"
+# VeraCrypt's PIM, asked for: a bad one is refused before any KDF runs
+# (the test image's PIM costs 1249000 iterations, minutes in the guest).
+same 1 "$PW"$'\n'0 tcryptOpen --test-passphrase --veracrypt-query-pim "$TC/vcpim_1-sha256-xts-aes"
+grep -q "Invalid PIM value: 0." "$WORK/v" || fail "--veracrypt-query-pim: no message for PIM 0"
+same 1 "$PW"$'\n'12x tcryptOpen --test-passphrase --veracrypt-query-pim "$TC/vcpim_1-sha256-xts-aes"
+
+# BitLocker: a wrong passphrase (a key derivation of about 30 s in the
+# guest) maps nothing; the right one is tried by the mapping below.
+rc=0
+echo wrong | "$VS" bitlkOpen "$BL/bitlk-aes-cbc-128.img" vt > "$WORK/v" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -qx "No key available with this passphrase." "$WORK/v" ||
+	fail "veilsetup bitlkOpen with a wrong passphrase: exit $rc: $(cat "$WORK/v")"
+[ "$(state)" = "$before" ] || fail "bitlkOpen with a wrong passphrase left a device or loop"
+echo "ok: a wrong BitLocker passphrase maps nothing (${SECONDS}s)"
+same 0 "" bitlkDump "$BL/bitlk-aes-cbc-elephant-128.img"
+same 0 heslo123 fvault2Open --test-passphrase "$FV"
+same 0 "" fvault2Dump "$FV"
+# The *Close forms are close: nothing of that name is mapped.
+for a in tcryptClose loopaesClose; do
+	rc=0
+	"$VS" "$a" vt > "$WORK/v" 2>&1 || rc=$?
+	[ "$rc" = 4 ] && grep -qx "Device vt is not active." "$WORK/v" ||
+		fail "veilsetup $a vt: exit $rc: $(cat "$WORK/v")"
+done
+
+# mapped NAME INPUT ARGS...: the device cryptsetup ARGS NAME mapped, as
+# veilsetup maps it: the same bytes (sha256 of the whole device), veil
+# targets only, on every layer, with keyring keys; status as cryptsetup's
+# (type, cipher, key size, offset, size, mode, loop); close (the *Close
+# alias of the type) removes every device and loop. INPUT on stdin.
+mapped() {
+	local name=$1 input=$2 c_sum v_sum dev f
+	shift 2
+	printf '%s\n' "$input" | cryptsetup "$@" fc
+	_devs+=(fc_2 fc_1 fc)
+	c_sum=$(sha256sum < /dev/mapper/fc)
+	cryptsetup status fc > "$WORK/c-status"
+	cryptsetup close fc
+	printf '%s\n' "$input" | "$VS" "$@" fv
+	_devs+=(fv_2 fv_1 fv)
+	v_sum=$(sha256sum < /dev/mapper/fv)
+	[ "$c_sum" = "$v_sum" ] || fail "$name: veil reads other data than dm-crypt"
+	for dev in fv fv_1 fv_2; do
+		dmsetup info "$dev" > /dev/null 2>&1 || continue
+		dmsetup table --showkeys "$dev" > "$WORK/table"
+		cat "$WORK/table"
+		! grep -q " crypt " "$WORK/table" || fail "$name: $dev still has a crypt target"
+		grep -q " veil " "$WORK/table" || fail "$name: $dev has no veil target"
+		awk '$3 == "veil" { print $5 }' "$WORK/table" | grep -qv '^:[0-9]*:logon:veil:' &&
+			fail "$name: $dev: a key in the table: $(cat "$WORK/table")"
+		[ "$(grep -c .  "$WORK/table")" = 1 ] && key_hidden "$dev"
+		dmsetup info -c --noheadings -o uuid "$dev" | grep -q "^CRYPT-$(echo "${1%Open}" | tr a-z A-Z)-" ||
+			fail "$name: $dev has dm uuid $(dmsetup info -c --noheadings -o uuid "$dev")"
+	done
+	"$VS" status fv > "$WORK/v-status"
+	for f in type cipher keysize offset size mode loop; do
+		diff <(grep "^  $f: " "$WORK/c-status") <(grep "^  $f: " "$WORK/v-status") ||
+			fail "$name: status '$f' is not cryptsetup's: $(cat "$WORK/c-status" "$WORK/v-status")"
+	done
+	# cryptsetup knows the type by the dm uuid, not the veil target.
+	cryptsetup status fv > "$WORK/cv-status" 2>&1 || true
+	head -2 "$WORK/cv-status" | sed 's/^/# cryptsetup status: /'
+	"$VS" "${1%Open}Close" fv
+	[ "$(state)" = "$before" ] || fail "$name: close left a device or loop: $(state)"
+	echo "ok: $name maps with veil, reads as with dm-crypt (${SECONDS}s)"
+}
+
+# TrueCrypt legacy CBC (tcw IVs) and LRW, an XTS cascade of three ciphers
+# (three devices), a hidden volume, a volume with key files.
+mapped "TrueCrypt CBC des3_ede" "$PW" tcryptOpen --disable-veracrypt -h sha1 -c des3_ede \
+	"$TC/tc_1-sha1-cbc-des3_ede"
+mapped "TrueCrypt LRW aes" "$PW" tcryptOpen --disable-veracrypt -h ripemd160 -c aes \
+	"$TC/tc_2-ripemd160-lrw-aes"
+mapped "TrueCrypt XTS cascade" "$PW" tcryptOpen --disable-veracrypt -h sha512 \
+	-c aes-twofish-serpent "$TC/tc_5-sha512-xts-serpent-twofish-aes"
+grep -q "cipher:  aes-twofish-serpent-xts-plain64" "$WORK/v-status" ||
+	fail "the cascade's status: $(cat "$WORK/v-status")"
+mapped "TrueCrypt hidden volume" bbbbbbbbbbbb tcryptOpen --tcrypt-hidden --disable-veracrypt \
+	-h sha512 -c aes "$TC/tc_5-sha512-xts-aes-hidden"
+mapped "TrueCrypt key files" "$PW" tcryptOpen --disable-veracrypt -h sha512 -c aes \
+	-d "$TC/keyfile1" -d "$TC/keyfile2" "$TC/tck_5-sha512-xts-aes"
+rc=0
+echo wrong | "$VS" tcryptOpen --disable-veracrypt -h sha512 -c aes "$TC/tc_5-sha512-xts-aes" vt \
+	> "$WORK/v" 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "tcryptOpen with a wrong passphrase: exit $rc: $(cat "$WORK/v")"
+[ "$(state)" = "$before" ] || fail "tcryptOpen with a wrong passphrase left a device or loop"
+
+# BitLocker with the Elephant diffuser: zero segments between veil ones.
+mapped "BitLocker AES-CBC Elephant" anaconda bitlkOpen "$BL/bitlk-aes-cbc-elephant-128.img"
+mapped "FileVault2" heslo123 fvault2Open "$FV"
+
+# loop-AES key files as cryptsetup's tests/loopaes-test makes them: one
+# key, 64 keys (multi-key lmk), 64 keys and an IV seed.
+mkloop 8M
+head -c 8M /dev/urandom > "$LOOP"
+before=$(state)
+# (not head in the pipe: base64 would die of SIGPIPE under pipefail)
+head -c 3705 /dev/urandom | base64 -w 60 > "$WORK/keys-all"
+head -n 65 "$WORK/keys-all" > "$WORK/keys65"
+head -n 1 "$WORK/keys65" > "$WORK/keys1"
+head -n 64 "$WORK/keys65" > "$WORK/keys64"
+for k in 1 64 65; do
+	mapped "loop-AES, $k keys" "" loopaesOpen -d "$WORK/keys$k" "$LOOP"
+done
+# A write through veil reads back through dm-crypt.
+plaintext "$WORK/a" $((1024 * 1024))
+"$VS" loopaesOpen -d "$WORK/keys65" "$LOOP" fv
+write_direct "$WORK/a" /dev/mapper/fv $((2 * 1024 * 1024))
+"$VS" loopaesClose fv
+cryptsetup loopaesOpen -d "$WORK/keys65" "$LOOP" fc
+same_data "$WORK/a" /dev/mapper/fc $((2 * 1024 * 1024)) ||
+	fail "loop-AES: dm-crypt reads other data than veil wrote"
+cryptsetup close fc
+no_plaintext "$LOOP"
+# A name that is taken: libcryptsetup's message and exit code, nothing new.
+dm_create vt "0 8 zero"
+before=$(state)
+rc=0
+"$VS" loopaesOpen -d "$WORK/keys1" "$LOOP" vt > "$WORK/v" 2>&1 || rc=$?
+[ "$rc" = 5 ] || fail "loopaesOpen over a taken name: exit $rc: $(cat "$WORK/v")"
+dmsetup table vt | grep -q " zero" || fail "loopaesOpen replaced another device"
+[ "$(state)" = "$before" ] || fail "loopaesOpen over a taken name left a device"
+echo "ok: loop-AES write and a taken name (${SECONDS}s)"
