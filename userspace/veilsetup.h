@@ -79,13 +79,17 @@ struct vs_map {
 	uint32_t flags;			/* CRYPT_ACTIVATE_* */
 };
 
-/* veilsetup.c: the command line */
+/* veilsetup.c: the command line, libcryptsetup's messages */
 int vs_option_given(const char *name);
+void vs_log(int level, const char *msg, void *usrptr);
 
 /* vs-util.c: what every action uses */
 int vs_confirm(const char *question, const char *aborted);
 int vs_number_arg(const char *s, const char *what, uint64_t max, uint64_t *out);
 int vs_tries_tty(void);
+int vs_crypt_init(const char *header, const char *device, struct crypt_device **cd);
+void vs_signals_hold(sigset_t *old);
+void vs_signals_release(const sigset_t *old);
 
 /* A veil table's parameters, split. */
 struct vs_table {
@@ -103,6 +107,14 @@ struct vs_table {
 	int read_only, suspended;
 };
 
+/* The fields of a veil or dm-crypt target's parameters (vs_table_split()). */
+struct vs_target_fields {
+	char cipher[128];
+	char key[VS_KEY_FIELD_MAX];	/* hex, or :<size>:logon:<desc> */
+	uint64_t iv_offset, offset;	/* sectors */
+	char dev[64];			/* major:minor */
+	char words[1024];		/* the optional words, without the count */
+};
 
 /* A temporary mapping of veilsetup's own (vs_dm_temp_begin()). */
 struct vs_temp {
@@ -125,7 +137,12 @@ struct vs_dm_target {
 uint32_t vs_flag_of_word(const char *word);
 uint64_t vs_device_sectors(const char *device);
 void vs_dev_path(const char *majmin, char *out, size_t len);
+int vs_dm_sysfs(const char *majmin, const char *what, char *out, size_t len);
+int vs_table_split(const char *params, struct vs_target_fields *c);
+size_t vs_key_bits(const char *key);
+int vs_key_from_hex(const char *hex, struct vs_map *m);
 int vs_table_get(const char *name, struct vs_table *t);
+int vs_table_get_closing(const char *name, struct vs_table *t);
 const char *vs_uuid_type(const char *uuid);
 int vs_check_cipher(const char *spec, size_t key_bytes);
 char *vs_table_build(const struct vs_map *m, uint64_t len, const char *key,
@@ -170,6 +187,7 @@ void vs_dm_log_default(void);
 int vs_dm_temp_begin(struct vs_temp *tmp);
 void vs_dm_temp_end(struct vs_temp *tmp);
 int vs_dm_exists(const char *name);
+int vs_dm_uuid(const char *name, char *uuid, size_t len);
 int vs_dm_create(const struct vs_map *m, const char *table, int read_only);
 void vs_dm_create_failed(const char *name);
 int vs_dm_reload(const char *name, const char *table, int read_only);

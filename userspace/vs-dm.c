@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,8 +64,9 @@ void vs_dm_log_default(void)
  * @tmp: its name ("temporary-veilsetup-" and 16 random hex digits, as
  *       libcryptsetup names its own), dm uuid and /dev/mapper path.
  *
- * SIGINT and SIGTERM wait until vs_dm_temp_end(), so that the mapping,
- * which holds a key, is never left behind; the caller removes it first.
+ * Termination waits until vs_dm_temp_end() (vs_signals_hold()), so that
+ * the mapping, which holds a key, is never left behind; the caller
+ * removes it first.
  *
  * Return: 0, -EIO when no random bytes could be read, -EEXIST (with a
  * message) when the name is taken; signals are held only on success.
@@ -75,7 +75,6 @@ int vs_dm_temp_begin(struct vs_temp *tmp)
 {
 	unsigned char rnd[8];
 	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC), n;
-	sigset_t term;
 	size_t i;
 
 	if (fd < 0 || read(fd, rnd, sizeof(rnd)) != sizeof(rnd)) {
@@ -93,20 +92,21 @@ int vs_dm_temp_begin(struct vs_temp *tmp)
 		fprintf(stderr, "Device %s already exists.\n", tmp->name);
 		return -EEXIST;
 	}
-	sigemptyset(&term);
-	sigaddset(&term, SIGINT);
-	sigaddset(&term, SIGTERM);
-	sigprocmask(SIG_BLOCK, &term, &tmp->old_mask);
+	vs_signals_hold(&tmp->old_mask);
 	return 0;
 }
 
 /* The end of vs_dm_temp_begin()'s hold: a held signal is taken now. */
 void vs_dm_temp_end(struct vs_temp *tmp)
 {
-	sigprocmask(SIG_SETMASK, &tmp->old_mask, NULL);
+	vs_signals_release(&tmp->old_mask);
 }
 
-int vs_dm_exists(const char *name)
+/*
+ * Whether @name is mapped (DM_DEVICE_INFO, no table read); its dm uuid
+ * ("" if none) into @uuid, @uuid_len bytes, unless NULL.
+ */
+static int info(const char *name, char *uuid, size_t uuid_len)
 {
 	struct dm_task *dmt = task(DM_DEVICE_INFO, name);
 	struct dm_info info;
@@ -114,9 +114,22 @@ int vs_dm_exists(const char *name)
 
 	if (dmt && dm_task_run(dmt) && dm_task_get_info(dmt, &info))
 		r = info.exists;
+	if (r && uuid)
+		snprintf(uuid, uuid_len, "%s", dm_task_get_uuid(dmt) ?: "");
 	if (dmt)
 		dm_task_destroy(dmt);
 	return r;
+}
+
+int vs_dm_exists(const char *name)
+{
+	return info(name, NULL, 0);
+}
+
+/* The dm uuid of @name into @uuid (@len bytes), or -ENODEV. */
+int vs_dm_uuid(const char *name, char *uuid, size_t len)
+{
+	return info(name, uuid, len) ? 0 : -ENODEV;
 }
 
 /* Whether the kernel has the veil target registered. */

@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,25 +23,6 @@ static const char * const dif_uuids[] = {
 	"CRYPT-INTEGRITY-",	/* cryptsetup up to 2.7 */
 	"CRYPT-SUBDEV-",	/* 2.8 on */
 };
-
-/* The dm @what ("name", "uuid") of device "major:minor" @dev into @out. */
-static int dm_sysfs(const char *dev, const char *what, char *out, size_t len)
-{
-	char path[96];
-	FILE *f;
-	int r = -ENODEV;
-
-	snprintf(path, sizeof(path), "/sys/dev/block/%s/dm/%s", dev, what);
-	f = fopen(path, "r");
-	if (!f)
-		return r;
-	if (fgets(out, len, f)) {
-		out[strcspn(out, "\n")] = '\0';
-		r = 0;
-	}
-	fclose(f);
-	return r;
-}
 
 /* Whether @uuid is libcryptsetup's for @dif below LUKS2 volume @hex. */
 static int dif_uuid(const char *uuid, const char *hex, const char *dif)
@@ -81,8 +61,8 @@ void vs_integrity_lower(const char *name, struct vs_table *t)
 	    sscanf(t->uuid + strlen(VS_UUID_LUKS2), "%128[0-9a-f]", hex) != 1)
 		return;
 	snprintf(dif, sizeof(dif), "%s_dif", name);
-	if (dm_sysfs(t->dev, "name", lower, sizeof(lower)) || strcmp(lower, dif) ||
-	    dm_sysfs(t->dev, "uuid", uuid, sizeof(uuid)) || !dif_uuid(uuid, hex, dif))
+	if (vs_dm_sysfs(t->dev, "name", lower, sizeof(lower)) || strcmp(lower, dif) ||
+	    vs_dm_sysfs(t->dev, "uuid", uuid, sizeof(uuid)) || !dif_uuid(uuid, hex, dif))
 		return;
 	r = vs_dm_get(dif, 0, type, sizeof(type), params, sizeof(params), &len,
 		      NULL, 0, NULL, NULL);
@@ -94,50 +74,25 @@ void vs_integrity_lower(const char *name, struct vs_table *t)
 	explicit_bzero(params, sizeof(params));
 }
 
-/* The parts of the crypt table libcryptsetup loaded that veil's keeps. */
-struct crypt_layer {
-	char cipher[128];
-	char key[VS_KEY_FIELD_MAX];	/* hex: loaded without the keyring */
-	uint64_t len, iv_offset, offset;
-	char dev[64];
-	char words[1024];
-};
-
-static int read_crypt_layer(const char *name, struct crypt_layer *c)
+/*
+ * The crypt table libcryptsetup loaded for @name (the key in hex: loaded
+ * without the keyring), split, and its length.
+ */
+static int read_crypt_layer(const char *name, struct vs_target_fields *c, uint64_t *len)
 {
 	char type[32], *params = crypt_safe_alloc(VS_TABLE_MAX);
-	unsigned int nwords = 0;
 	int r;
 
 	if (!params)
 		return -ENOMEM;
-	c->words[0] = '\0';
-	r = vs_dm_get(name, 0, type, sizeof(type), params, VS_TABLE_MAX, &c->len,
+	r = vs_dm_get(name, 0, type, sizeof(type), params, VS_TABLE_MAX, len,
 		      NULL, 0, NULL, NULL);
-	_Static_assert(VS_KEY_FIELD_MAX == 8352, "update the %8351s below");
-	if (!r && (strcmp(type, "crypt") ||
-		   sscanf(params, "%127s %8351s %" SCNu64 " %63s %" SCNu64 " %u %1023[^\n]",
-			  c->cipher, c->key, &c->iv_offset, c->dev, &c->offset, &nwords,
-			  c->words) < 5))
+	if (!r && strcmp(type, "crypt"))
 		r = -EINVAL;
+	if (!r)
+		r = vs_table_split(params, c);
 	crypt_safe_free(params);
 	return r;
-}
-
-/* The hex key of @c into @m->key (crypt_safe_alloc()). */
-static int key_from_hex(const struct crypt_layer *c, struct vs_map *m)
-{
-	size_t i;
-
-	if (strlen(c->key) != 2 * m->key_size)
-		return -EINVAL;
-	m->key = crypt_safe_alloc(m->key_size);
-	if (!m->key)
-		return -ENOMEM;
-	for (i = 0; i < m->key_size; i++)
-		if (sscanf(c->key + 2 * i, "%2hhx", &m->key[i]) != 1)
-			return -EINVAL;
-	return 0;
 }
 
 /**
@@ -161,7 +116,8 @@ int vs_integrity_open(struct crypt_device *cd, struct vs_map *m, int keyring)
 	uint32_t flags = m->flags | CRYPT_ACTIVATE_PRIVATE |
 			 (opt.read_only ? CRYPT_ACTIVATE_READONLY : 0);
 	char dif[160], desc[192], *key = NULL, *table = NULL, words[1280];
-	struct crypt_layer *c;
+	struct vs_target_fields *c;
+	uint64_t len = 0;
 	int32_t key_id = -1;
 	int r, crypt_up = 1;
 
@@ -182,10 +138,10 @@ int vs_integrity_open(struct crypt_device *cd, struct vs_map *m, int keyring)
 		crypt_safe_free(c);
 		return r;
 	}
-	r = read_crypt_layer(m->name, c);
+	r = read_crypt_layer(m->name, c, &len);
 	if (!r && !m->key) {
 		m->key_size = crypt_get_volume_key_size(cd);
-		r = key_from_hex(c, m);
+		r = vs_key_from_hex(c->key, m);
 	}
 	if (r) {
 		fprintf(stderr, "Cannot read the table libcryptsetup loaded for %s.\n",
@@ -208,7 +164,7 @@ int vs_integrity_open(struct crypt_device *cd, struct vs_map *m, int keyring)
 	r = vs_key_field(m, keyring, desc, &key_id, &key);
 	if (r)
 		goto fail;
-	table = vs_table_build(m, c->len, key, words[0] ? words : NULL);
+	table = vs_table_build(m, len, key, words[0] ? words : NULL);
 	r = table ? vs_dm_create(m, table, opt.read_only) : -ENOMEM;
 	if (r)
 		vs_dm_create_failed(m->name);
@@ -232,7 +188,7 @@ fail:
  * As cryptsetup's luksFormat: zeros written through a temporary mapping
  * of the volume (dm-integrity without its journal, veil on top, both
  * private to udev), removed after; until then a read of a sector fails
- * its tag. SIGINT and SIGTERM wait for the end.
+ * its tag. Termination waits for the end (vs_signals_hold()).
  *
  * Return: 0 or a negative errno, with a message.
  */

@@ -34,16 +34,6 @@ static int luks_type(const char **type)
 	return -EINVAL;
 }
 
-/* crypt_init() for @device, with the header in --header if given. */
-static int init_device(const char *device, struct crypt_device **cd)
-{
-	/* libcryptsetup says "Device ... does not exist or access denied." */
-	int r = opt.header ? crypt_init_data_device(cd, opt.header, device) :
-			     crypt_init(cd, device);
-
-	return r < 0 ? -ENODEV : 0;
-}
-
 /**
  * vs_load_luks() - open @device's LUKS header (--type, --header honoured)
  * @device: the device or image file.
@@ -58,7 +48,7 @@ int vs_load_luks(const char *device, struct crypt_device **cd)
 
 	if (r)
 		return r;
-	r = init_device(device, cd);
+	r = vs_crypt_init(opt.header, device, cd);
 	if (r)
 		return r;
 	r = crypt_load(*cd, type ?: CRYPT_LUKS, NULL);
@@ -313,7 +303,7 @@ int vs_action_luks_format(int argc, char **argv)
 			"its keystream. Use XTS unless nobody can image the device twice.\n",
 			spec);
 
-	r = init_device(argv[0], &cd);
+	r = vs_crypt_init(opt.header, argv[0], &cd);
 	if (r)
 		return r;
 	/* --offset: where the data starts, in 512-byte sectors, as cryptsetup */
@@ -608,7 +598,7 @@ int vs_action_is_luks(int argc, char **argv)
 	r = luks_type(&type);
 	if (r)
 		return r;
-	if (init_device(argv[0], &cd))
+	if (vs_crypt_init(opt.header, argv[0], &cd))
 		return -ENODEV;
 	r = crypt_load(cd, type ?: CRYPT_LUKS, NULL);
 	if (r < 0 && opt.verbose)
@@ -632,7 +622,7 @@ int vs_action_header_backup(int argc, char **argv)
 	int r;
 
 	(void)argc;
-	r = need_backup_file() ?: luks_type(&type) ?: init_device(argv[0], &cd);
+	r = need_backup_file() ?: luks_type(&type) ?: vs_crypt_init(opt.header, argv[0], &cd);
 	if (!r)
 		r = crypt_header_backup(cd, type, opt.backup_file);
 	crypt_free(cd);
@@ -647,7 +637,7 @@ int vs_action_header_restore(int argc, char **argv)
 	int r;
 
 	(void)argc;
-	r = need_backup_file() ?: luks_type(&type) ?: init_device(argv[0], &cd);
+	r = need_backup_file() ?: luks_type(&type) ?: vs_crypt_init(opt.header, argv[0], &cd);
 	if (r)
 		goto out;
 	if (crypt_load(cd, CRYPT_LUKS, NULL) >= 0) {
@@ -660,7 +650,7 @@ int vs_action_header_restore(int argc, char **argv)
 			goto out;
 		crypt_free(cd);
 		cd = NULL;
-		r = init_device(argv[0], &cd);
+		r = vs_crypt_init(opt.header, argv[0], &cd);
 		if (r)
 			goto out;
 	}

@@ -124,7 +124,7 @@ static size_t check_len(const char *path, unsigned int sector_size)
  *
  * The first encryption sector (or logical block, if larger) is read
  * through the mapping and through a temporary read-only mapping of it with
- * @key (private to udev, removed after; SIGINT and SIGTERM wait for that);
+ * @key (private to udev, removed after; termination waits for that);
  * the mapping is read again after, so that a write in between is not taken
  * for a wrong key. Different keys give different plaintexts of any sector
  * but with a chance of 2^-4096 and less.

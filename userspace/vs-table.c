@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * veilsetup's veil table lines: the dm-crypt flags and their table words,
- * a new table built from a mapping, a loaded table split back into its
- * fields, and the checks a table must pass before the kernel sees it.
+ * a new table built from a mapping, a loaded table (veil's or dm-crypt's:
+ * the same fields) split back into its fields, and the checks a table
+ * must pass before the kernel sees it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,38 +80,141 @@ void vs_dev_path(const char *majmin, char *out, size_t len)
 	fclose(f);
 }
 
-/* The table of veil mapping @name; a message and an errno otherwise. */
-int vs_table_get(const char *name, struct vs_table *t)
+/**
+ * vs_dm_sysfs() - a device-mapper attribute of a device, from sysfs
+ * @majmin: the device, "major:minor" (as tables name devices).
+ * @what: the attribute: "name" or "uuid".
+ * @out: its value, without the newline.
+ * @len: the size of @out.
+ *
+ * Return: 0, or -ENODEV when @majmin is no device-mapper device.
+ */
+int vs_dm_sysfs(const char *majmin, const char *what, char *out, size_t len)
 {
-	char type[32], *params = crypt_safe_alloc(VS_TABLE_MAX);
-	int r, n;
+	char path[96];
+	FILE *f;
+	int r = -ENODEV;
 
-	if (!params)
+	snprintf(path, sizeof(path), "/sys/dev/block/%s/dm/%s", majmin, what);
+	f = fopen(path, "r");
+	if (!f)
+		return r;
+	if (fgets(out, len, f)) {
+		out[strcspn(out, "\n")] = '\0';
+		r = 0;
+	}
+	fclose(f);
+	return r;
+}
+
+/**
+ * vs_table_split() - the fields of a veil or dm-crypt target
+ * @params: "<cipher> <key> <iv_offset> <dev> <offset> [<n> <words>]".
+ * @c: the fields, the optional words without their count; allocate it
+ *     with crypt_safe_alloc(): the key field may be a key in hex.
+ *
+ * Return: 0, or -EINVAL when a field is missing.
+ */
+int vs_table_split(const char *params, struct vs_target_fields *c)
+{
+	c->words[0] = '\0';
+	/* The key field's width: VS_KEY_FIELD_MAX - 1. */
+	_Static_assert(VS_KEY_FIELD_MAX == 8352, "update the %8351s below");
+	return sscanf(params, "%127s %8351s %" SCNu64 " %63s %" SCNu64 " %*u %1023[^\n]",
+		      c->cipher, c->key, &c->iv_offset, c->dev, &c->offset, c->words) >= 5 ?
+	       0 : -EINVAL;
+}
+
+/* The size in bits of key field @key: hex, or ":<bytes>:logon:<desc>". */
+size_t vs_key_bits(const char *key)
+{
+	return key[0] == ':' ? strtoul(key + 1, NULL, 10) * 8 : strlen(key) * 4;
+}
+
+/**
+ * vs_key_from_hex() - a table's hex key field as a key
+ * @hex: the field.
+ * @m: m->key (crypt_safe_alloc(), the caller frees it) and m->key_size;
+ *     a key_size already set is the size @hex must have.
+ *
+ * Return: 0, -EINVAL for a field that is no key in hex (a keyring
+ * reference) or not of the size, -ENOMEM.
+ */
+int vs_key_from_hex(const char *hex, struct vs_map *m)
+{
+	size_t len = strlen(hex), i;
+
+	if (!len || len % 2 || (m->key_size && len != 2 * m->key_size))
+		return -EINVAL;
+	m->key_size = len / 2;
+	m->key = crypt_safe_alloc(m->key_size);
+	if (!m->key)
 		return -ENOMEM;
+	for (i = 0; i < m->key_size; i++)
+		if (sscanf(hex + 2 * i, "%2hhx", &m->key[i]) != 1)
+			return -EINVAL;
+	return 0;
+}
+
+/*
+ * The table of veil mapping @name; a message and an errno otherwise. With
+ * @foreign_crypt, also a dm-crypt device with libcryptsetup's dm uuid of
+ * a TCRYPT, BITLK, FVAULT2 or loop-AES mapping, as veilsetup open may
+ * leave one when a removal fails.
+ */
+static int table_get(const char *name, struct vs_table *t, int foreign_crypt)
+{
+	struct vs_target_fields *c = crypt_safe_alloc(sizeof(*c));
+	char type[32], *params = crypt_safe_alloc(VS_TABLE_MAX);
+	int r;
+
 	memset(t, 0, sizeof(*t));
+	if (!params || !c) {
+		r = -ENOMEM;
+		goto out;
+	}
 	r = vs_dm_get(name, 0, type, sizeof(type), params, VS_TABLE_MAX, &t->len,
 		      t->uuid, sizeof(t->uuid), &t->read_only, &t->suspended);
 	if (r) {
 		fprintf(stderr, "Device %s is not active.\n", name);
 		r = -ENODEV;
-	} else if (strcmp(type, VS_TARGET)) {
+	} else if (strcmp(type, VS_TARGET) &&
+		   !(foreign_crypt && !strcmp(type, "crypt") && vs_foreign_uuid_type(t->uuid))) {
 		fprintf(stderr, "Device %s is not a veil device (target %s).\n", name, type);
 		r = -EINVAL;
 	} else {
-		/* The key field's width: VS_KEY_FIELD_MAX - 1. */
-		_Static_assert(VS_KEY_FIELD_MAX == 8352, "update the %8351s below");
-		n = sscanf(params, "%127s %8351s %" SCNu64 " %63s %" SCNu64 " %*u %1023[^\n]",
-			   t->cipher, t->key, &t->iv_offset, t->dev, &t->offset, t->features);
-		r = n >= 5 ? 0 : -EINVAL;
+		r = vs_table_split(params, c);
+		snprintf(t->cipher, sizeof(t->cipher), "%s", c->cipher);
+		memcpy(t->key, c->key, sizeof(t->key));
+		snprintf(t->dev, sizeof(t->dev), "%s", c->dev);
+		snprintf(t->features, sizeof(t->features), "%s", c->words);
+		t->iv_offset = c->iv_offset;
+		t->offset = c->offset;
 		vs_dev_path(t->dev, t->path, sizeof(t->path));
 		vs_integrity_lower(name, t);
 		t->keyring = t->key[0] == ':';
-		t->key_bits = t->keyring ? strtoul(t->key + 1, NULL, 10) * 8 :
-					   strlen(t->key) * 4;
+		t->key_bits = vs_key_bits(t->key);
 		vs_foreign_table(name, t);
 	}
+out:
 	crypt_safe_free(params);
+	crypt_safe_free(c);
 	return r;
+}
+
+/* The table of veil mapping @name; a message and an errno otherwise. */
+int vs_table_get(const char *name, struct vs_table *t)
+{
+	return table_get(name, t, 0);
+}
+
+/*
+ * As vs_table_get(), for close: also a device libcryptsetup made for a
+ * TCRYPT, BITLK, FVAULT2 or loop-AES mapping that is still dm-crypt.
+ */
+int vs_table_get_closing(const char *name, struct vs_table *t)
+{
+	return table_get(name, t, 1);
 }
 
 /* The LUKS version a mapping's dm uuid names, or NULL. */

@@ -2,10 +2,12 @@
 /*
  * veilsetup: what every action uses: the parsed command line, the
  * confirmation before destroying something, a checked number argument,
- * the number of passphrase tries.
+ * the number of passphrase tries, libcryptsetup's context of a device,
+ * termination held while a key is mapped.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,4 +82,46 @@ int vs_tries_tty(void)
 {
 	return (!opt.key_file || !strcmp(opt.key_file, "-")) && isatty(STDIN_FILENO) ?
 	       opt.tries : 1;
+}
+
+/**
+ * vs_crypt_init() - libcryptsetup's context for a device
+ * @header: the file or device with the header (--header), or NULL: @device.
+ * @device: the device or image file with the data.
+ * @cd: the context, to be freed with crypt_free().
+ *
+ * Return: 0, or -ENODEV after libcryptsetup's "Device ... does not exist or
+ * access denied."
+ */
+int vs_crypt_init(const char *header, const char *device, struct crypt_device **cd)
+{
+	int r = header ? crypt_init_data_device(cd, header, device) : crypt_init(cd, device);
+
+	return r < 0 ? -ENODEV : 0;
+}
+
+/**
+ * vs_signals_hold() - make termination wait
+ * @old: the signal mask to give back to vs_signals_release().
+ *
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT wait while a device that holds a key
+ * in its table (dm-crypt's, a temporary mapping's) is up, so that it is
+ * never left behind; a held signal is taken at the release.
+ */
+void vs_signals_hold(sigset_t *old)
+{
+	sigset_t term;
+
+	sigemptyset(&term);
+	sigaddset(&term, SIGINT);
+	sigaddset(&term, SIGTERM);
+	sigaddset(&term, SIGHUP);
+	sigaddset(&term, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &term, old);
+}
+
+/* The end of vs_signals_hold(). */
+void vs_signals_release(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
 }
