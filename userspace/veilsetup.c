@@ -84,13 +84,13 @@ static const struct action actions[] = {
 	{ "plainOpen", vs_action_open, 2, 2, "<device> <name>", "open plain device as <name>",
 	  "open", "plain" },
 	{ "loopaesOpen", vs_action_open, 2, 2, "<device> <name>",
-	  "open loop-AES device (refused: see veilsetup(8))", "open", "loopaes" },
+	  "open loop-AES device as <name>", "open", "loopaes" },
 	{ "tcryptOpen", vs_action_open, 1, 2, "<device> [<name>]",
-	  "open TCRYPT device (--test-passphrase only)", "open", "tcrypt" },
+	  "open TCRYPT device as <name>", "open", "tcrypt" },
 	{ "bitlkOpen", vs_action_open, 1, 2, "<device> [<name>]",
-	  "open BITLK device (--test-passphrase only)", "open", "bitlk" },
+	  "open BITLK device as <name>", "open", "bitlk" },
 	{ "fvault2Open", vs_action_open, 1, 2, "<device> [<name>]",
-	  "open FVAULT2 device (--test-passphrase only)", "open", "fvault2" },
+	  "open FVAULT2 device as <name>", "open", "fvault2" },
 	{ "plainClose", vs_action_close, 1, 1, "<name>", "close device", "close", NULL },
 	{ "loopaesClose", vs_action_close, 1, 1, "<name>", "close device", "close", NULL },
 	{ "tcryptClose", vs_action_close, 1, 1, "<name>", "close device", "close", NULL },
@@ -132,7 +132,7 @@ static const struct vs_option {
 	const char *word;	/* the table-line word it adds (veil-options.h) */
 } options[] = {
 	{ "type", required_argument, 'M', "TYPE",
-	  "plain, luks, luks1, luks2; tcrypt, bitlk, fvault2, loopaes (not mapped)", NULL, NULL },
+	  "plain, luks, luks1, luks2, tcrypt, bitlk, fvault2, loopaes", NULL, NULL },
 	{ "cipher", required_argument, 'c', "STRING", "the cipher spec", NULL, NULL },
 	{ "key-size", required_argument, 's', "BITS", "the key size",
 	  "open luksFormat luksAddKey benchmark", NULL },
@@ -350,7 +350,7 @@ static int exit_code(int r)
 }
 
 /* libcryptsetup's messages: errors always, the rest with -v / --debug. */
-static void log_cb(int level, const char *msg, void *usrptr)
+void vs_log(int level, const char *msg, void *usrptr)
 {
 	(void)usrptr;
 	if (level == CRYPT_LOG_ERROR)
@@ -602,7 +602,7 @@ int main(int argc, char **argv)
 	int c, idx, nargs, r;
 	size_t i;
 
-	crypt_set_log_callback(NULL, log_cb, NULL);
+	crypt_set_log_callback(NULL, vs_log, NULL);
 	for (i = 0; i < N_OPTIONS; i++)
 		long_opts[i] = (struct option){ options[i].name, options[i].has_arg, NULL,
 						options[i].val };

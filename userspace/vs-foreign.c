@@ -8,17 +8,19 @@
  *
  * libcryptsetup's public API does not give all that a veil table needs
  * (the TCRYPT and FileVault2 volume sizes, BitLocker's segments, the
- * loop-AES key), so veilsetup maps them as vs-integrity.c maps LUKS2 with
- * integrity: libcryptsetup activates the volume with dm-crypt, private to
- * udev, the keys in the tables; veilsetup reads each device's table and
- * loads it again in place with every crypt target a veil target with the
- * same fields (the key through the thread keyring), the other targets
- * (BitLocker's zero segments) as they are. A TCRYPT cascade is a stack of
- * devices, <name> over <name>_1 over <name>_2: each layer is swapped, the
- * lowest first. The devices keep libcryptsetup's names and dm uuids.
+ * loop-AES key), so libcryptsetup activates the volume with dm-crypt,
+ * private to udev, the keys in the tables, and veilsetup reads each
+ * device's table and loads it again in place (reload and resume: the
+ * device stays, with libcryptsetup's name and dm uuid), every crypt
+ * target a veil target with the same fields (the key through the thread
+ * keyring), the other targets (BitLocker's zero segments) as they are.
+ * (vs-integrity.c takes the table of LUKS2 with integrity the same way,
+ * but removes the crypt device and creates a veil one with veilsetup's
+ * dm uuid.) A TCRYPT cascade is a stack of devices, <name> over <name>_1
+ * over <name>_2, each found from the table of the one above: each layer
+ * is swapped, the lowest first. Only TCRYPT has layers.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,11 +132,7 @@ static int check_open_options(const char *type)
 /* libcryptsetup's context for @device (--header holds a TCRYPT header). */
 static int init_device(const char *type, const char *device, struct crypt_device **cd)
 {
-	/* libcryptsetup says "Device ... does not exist or access denied." */
-	int r = !strcmp(type, "tcrypt") && opt.header ?
-		crypt_init_data_device(cd, opt.header, device) : crypt_init(cd, device);
-
-	return r < 0 ? -ENODEV : 0;
+	return vs_crypt_init(!strcmp(type, "tcrypt") ? opt.header : NULL, device, cd);
 }
 
 /* The BITLK or FVAULT2 header of @device, with cryptsetup's message. */
@@ -238,22 +236,6 @@ static int tcrypt_load(struct crypt_device *cd, const char *device)
 	return r;
 }
 
-/* SIGINT and SIGTERM wait while a dm-crypt device of ours is up. */
-static void hold_signals(sigset_t *old)
-{
-	sigset_t term;
-
-	sigemptyset(&term);
-	sigaddset(&term, SIGINT);
-	sigaddset(&term, SIGTERM);
-	sigprocmask(SIG_BLOCK, &term, old);
-}
-
-static void release_signals(const sigset_t *old)
-{
-	sigprocmask(SIG_SETMASK, old, NULL);
-}
-
 /* The flags of libcryptsetup's activation: hidden from udev until veil is in. */
 static uint32_t activation_flags(void)
 {
@@ -262,47 +244,100 @@ static uint32_t activation_flags(void)
 	       (opt.read_only ? CRYPT_ACTIVATE_READONLY : 0);
 }
 
-/* Layer @i of mapping @name: @name itself, or <name>_<i> below it. */
-static void layer_name(const char *name, int i, char *out, size_t len)
+/*
+ * The layers of a TCRYPT mapping, top down: [0] the mapping, [i] <name>_<i>.
+ * libcryptsetup names them so and gives layer i the dm uuid of the top
+ * with "_<i>" (CRYPT-TCRYPT-<name>_<i>).
+ */
+struct stack {
+	int n;				/* layers, the top included */
+	char name[MAX_LAYERS][160];
+};
+
+/* Layer @i of @name: its name into @lname, the uuid it must have into @luuid. */
+static void layer_ids(const char *name, const char *top_uuid, int i, char *lname,
+		      size_t nlen, char *luuid, size_t ulen)
 {
-	if (i)
-		snprintf(out, len, "%s_%d", name, i);
-	else
-		snprintf(out, len, "%s", name);
+	snprintf(lname, nlen, "%s_%d", name, i);
+	snprintf(luuid, ulen, "%s_%d", top_uuid, i);
 }
 
-/* The dm uuid of @name into @uuid (VS_DM_UUID_LEN), or -ENODEV. */
-static int dm_uuid(const char *name, char *uuid)
+/* The first target of @name: its type (32 bytes) and fields. */
+static int read_fields(const char *name, char *type, struct vs_target_fields *c)
 {
-	char type[32], status[4096];
+	char *params = crypt_safe_alloc(VS_TABLE_MAX);
 	uint64_t len;
+	int r;
 
-	return vs_dm_get(name, 1, type, sizeof(type), status, sizeof(status), &len,
-			 uuid, VS_DM_UUID_LEN, NULL, NULL);
+	if (!params)
+		return -ENOMEM;
+	r = vs_dm_get(name, 0, type, 32, params, VS_TABLE_MAX, &len, NULL, 0, NULL, NULL) ?:
+	    vs_table_split(params, c);
+	crypt_safe_free(params);
+	return r;
 }
 
 /*
- * Whether layer @i (1, 2) of mapping @name is mapped and belongs to it:
- * its uuid begins with @top_uuid, the uuid of @name, as libcryptsetup's
- * TCRYPT_deactivate() checks. Its name goes to @lname.
+ * Whether c->dev ("major:minor", mapped by layer @i - 1 of TCRYPT mapping
+ * @name, dm uuid @top_uuid) is layer @i: named <name>_<i>, with the uuid
+ * libcryptsetup gives that layer. Its name goes to @lname, its first
+ * target's type to @type (32 bytes) and its fields to @c (c->dev "" if
+ * unknown).
  */
-static int layer_of(const char *name, int i, const char *top_uuid, char *lname, size_t len)
+static int next_layer(const char *name, const char *top_uuid, int i,
+		      struct vs_target_fields *c, char *type, char *lname, size_t len)
 {
-	char uuid[VS_DM_UUID_LEN];
+	char want[VS_DM_UUID_LEN + 8], got[VS_DM_UUID_LEN], got_name[160];
 
-	layer_name(name, i, lname, len);
-	return top_uuid[0] && !dm_uuid(lname, uuid) &&
-	       !strncmp(uuid, top_uuid, strlen(top_uuid));
+	layer_ids(name, top_uuid, i, lname, len, want, sizeof(want));
+	if (!c->dev[0] || vs_dm_sysfs(c->dev, "name", got_name, sizeof(got_name)) ||
+	    strcmp(got_name, lname) || vs_dm_sysfs(c->dev, "uuid", got, sizeof(got)) ||
+	    strcmp(got, want))
+		return 0;
+	if (read_fields(lname, type, c)) {
+		type[0] = '\0';
+		c->dev[0] = '\0';
+	}
+	return 1;
 }
 
-/* Remove the lower layers of mapping @name (dm uuid @top_uuid). */
-static int remove_lower(const char *name, const char *top_uuid)
+/*
+ * The stack of TCRYPT mapping @name, just activated: the layers below it
+ * as its table and theirs lead, each made by this activation (not mapped
+ * before it: !@existed[i]).
+ */
+static void stack_of(const char *name, const int *existed, struct stack *s)
 {
+	struct vs_target_fields *c = crypt_safe_alloc(sizeof(*c));
+	char top_uuid[VS_DM_UUID_LEN], type[32];
+
+	s->n = 1;
+	snprintf(s->name[0], sizeof(s->name[0]), "%s", name);
+	if (c && !vs_dm_uuid(name, top_uuid, sizeof(top_uuid)) && !read_fields(name, type, c))
+		while (s->n < MAX_LAYERS && !existed[s->n] &&
+		       next_layer(name, top_uuid, s->n, c, type, s->name[s->n],
+				  sizeof(s->name[s->n])))
+			s->n++;
+	crypt_safe_free(c);
+}
+
+/*
+ * After a failed TCRYPT activation of @name: libcryptsetup 2.6 stops at the
+ * first error and leaves the lower layers it made, with dm-crypt and its
+ * keys. They are removed, upper first: a <name>_<i> with the dm uuid
+ * libcryptsetup gives it (CRYPT-TCRYPT-<name>_<i>: a TCRYPT volume has no
+ * uuid of its own) that was not mapped before (!@existed[i]).
+ */
+static int remove_made(const char *name, const int *existed)
+{
+	char top_uuid[VS_DM_UUID_LEN], want[VS_DM_UUID_LEN + 8], uuid[VS_DM_UUID_LEN];
 	char lname[160];
 	int i;
 
+	snprintf(top_uuid, sizeof(top_uuid), CRYPT_UUID_PREFIX CRYPT_TCRYPT "-%s", name);
 	for (i = 1; i < MAX_LAYERS; i++) {
-		if (!layer_of(name, i, top_uuid, lname, sizeof(lname)))
+		layer_ids(name, top_uuid, i, lname, sizeof(lname), want, sizeof(want));
+		if (existed[i] || vs_dm_uuid(lname, uuid, sizeof(uuid)) || strcmp(uuid, want))
 			continue;
 		if (vs_dm_remove(lname)) {
 			fprintf(stderr, "Device %s is still in use.\n", lname);
@@ -321,32 +356,21 @@ static int remove_lower(const char *name, const char *top_uuid)
  */
 static int crypt_to_veil(struct vs_dm_target *tg, const char *desc, int32_t *key_id)
 {
-	char *hex = crypt_safe_alloc(VS_KEY_FIELD_MAX), *field = NULL, *table = NULL;
-	char dev[64], words[1280] = "";
+	struct vs_target_fields *c = crypt_safe_alloc(sizeof(*c));
+	char *field = NULL, *table = NULL, words[sizeof(c->words) + sizeof(opt.features)];
 	struct vs_map m = { 0 };
-	unsigned int nwords = 0;
-	size_t i, n;
-	int r = -EINVAL;
+	int r = -ENOMEM;
 
-	if (!hex)
-		return -ENOMEM;
-	_Static_assert(VS_KEY_FIELD_MAX == 8352, "update the %8351s below");
-	if (sscanf(tg->params, "%127s %8351s %" SCNu64 " %63s %" SCNu64 " %u %1023[^\n]",
-		   m.cipher, hex, &m.iv_offset, dev, &m.offset, &nwords, words) < 5 ||
-	    hex[0] == ':' || !hex[0] || strlen(hex) % 2)
+	if (!c)
+		return r;
+	r = vs_table_split(tg->params, c) ?: vs_key_from_hex(c->key, &m);
+	if (r)
 		goto out;
-	m.key_size = strlen(hex) / 2;
-	m.key = crypt_safe_alloc(m.key_size);
-	if (!m.key) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < m.key_size; i++)
-		if (sscanf(hex + 2 * i, "%2hhx", &m.key[i]) != 1)
-			goto out;
-	m.device = dev;
-	n = strlen(words);
-	snprintf(words + n, sizeof(words) - n, "%s", opt.features);
+	snprintf(m.cipher, sizeof(m.cipher), "%s", c->cipher);
+	m.device = c->dev;
+	m.offset = c->offset;
+	m.iv_offset = c->iv_offset;
+	snprintf(words, sizeof(words), "%s%s", c->words, opt.features);
 	r = vs_key_field(&m, !opt.disable_keyring, desc, key_id, &field);
 	if (r)
 		goto out;
@@ -359,7 +383,7 @@ static int crypt_to_veil(struct vs_dm_target *tg, const char *desc, int32_t *key
 	snprintf(tg->params, VS_TABLE_MAX, "%s", strchr(table, ' ') + 1);
 	snprintf(tg->type, sizeof(tg->type), "%s", VS_TARGET);
 out:
-	crypt_safe_free(hex);
+	crypt_safe_free(c);
 	crypt_safe_free(m.key);
 	crypt_safe_free(field);
 	crypt_safe_free(table);
@@ -392,8 +416,11 @@ static int swap_layer(const char *lname, int private_dev)
 			snprintf(desc, sizeof(desc), VS_KEY_PREFIX "%s", uuid);
 		r = crypt_to_veil(&tg[i], desc, &key_ids[i]);
 	}
-	if (!r)
+	if (!r) {
 		r = vs_dm_targets_swap(lname, tg, n, read_only, private_dev);
+		if (r == -EINVAL)
+			vs_dm_create_failed(lname);
+	}
 	for (i = 0; i < VS_DM_MAX_TARGETS; i++)
 		vs_keyring_drop(key_ids[i]);
 	vs_dm_targets_free(tg, n);
@@ -402,48 +429,106 @@ static int swap_layer(const char *lname, int private_dev)
 
 /*
  * libcryptsetup's activation of @name returned @r: if it mapped it, each
- * of its devices goes from dm-crypt to veil, the lowest first; on an
- * error all of them are removed.
+ * of its devices goes from dm-crypt to veil, the lowest first, and on an
+ * error all of them are removed; if not, the layers a TCRYPT activation
+ * left are. @existed: for TCRYPT, whether <name>_1 and <name>_2 were
+ * mapped before the activation; NULL for the other formats.
+ *
+ * Return: 0, @r, the swap's error, or -EBUSY when a device to remove
+ * stays in use (the rest are left too, for veilsetup close).
  */
-static int swap_stack(const char *name, int r)
+static int swap_stack(const char *name, int r, const int *existed)
 {
-	char top_uuid[VS_DM_UUID_LEN] = "", lname[160];
+	struct stack s = { .n = 1 };
 	int i;
 
 	vs_dm_log_default();
-	if (r < 0 || !name)
+	if (!name)
 		return r;
-	r = dm_uuid(name, top_uuid);
-	for (i = MAX_LAYERS - 1; !r && i >= 0; i--) {
-		if (i && !layer_of(name, i, top_uuid, lname, sizeof(lname)))
-			continue;
-		layer_name(name, i, lname, sizeof(lname));
-		r = swap_layer(lname, i > 0);
-		if (r == -EINVAL)
-			vs_dm_create_failed(lname);
+	if (r < 0)
+		return existed && remove_made(name, existed) ? -EBUSY : r;
+	if (existed)
+		stack_of(name, existed, &s);
+	else
+		snprintf(s.name[0], sizeof(s.name[0]), "%s", name);
+	for (i = s.n - 1; !r && i >= 0; i--)
+		r = swap_layer(s.name[i], i > 0);
+	if (!r)
+		return 0;
+	for (i = 0; i < s.n; i++) {
+		if (vs_dm_remove(s.name[i])) {
+			fprintf(stderr, "Cannot map %s with veil, and device %s is still in use: close it with veilsetup close %s.\n",
+				name, s.name[i], s.name[i]);
+			return -EBUSY;
+		}
 	}
-	if (r) {
-		fprintf(stderr, "Cannot map %s with veil: its dm-crypt devices are removed.\n",
-			name);
-		if (vs_dm_remove(name))
-			fprintf(stderr, "Device %s is still in use.\n", name);
-		else
-			remove_lower(name, top_uuid);
-	}
+	fprintf(stderr, "Cannot map %s with veil: the devices libcryptsetup made for it are removed.\n",
+		name);
 	return r;
+}
+
+/* Whether <name>_1 and <name>_2, a TCRYPT cascade's layer names, are mapped. */
+static void layers_existing(const char *name, int *existed)
+{
+	char lname[160];
+	int i;
+
+	existed[0] = 1;
+	for (i = 1; i < MAX_LAYERS; i++) {
+		snprintf(lname, sizeof(lname), "%s_%d", name, i);
+		existed[i] = vs_dm_exists(lname);
+	}
+}
+
+/*
+ * libcryptsetup's message when a BITLK passphrase gives no volume key,
+ * which cryptsetup's bitlkOpen (activation by passphrase) never prints:
+ * veilsetup prints cryptsetup's "No key available with this passphrase."
+ */
+#define BITLK_NO_KEY_MSG	"Cannot retrieve volume key for BITLK device.\n"
+
+static void bitlk_key_log(int level, const char *msg, void *usrptr)
+{
+	if (level != CRYPT_LOG_ERROR || strcmp(msg, BITLK_NO_KEY_MSG))
+		vs_log(level, msg, usrptr);
+}
+
+/*
+ * The volume key of BITLK device @cd from passphrase @pass into @key
+ * (crypt_safe_alloc(), *@key_size bytes): the slow key derivation, with
+ * termination not held.
+ */
+static int bitlk_volume_key(struct crypt_device *cd, const char *pass, size_t len,
+			    char **key, size_t *key_size)
+{
+	int r;
+
+	*key_size = crypt_get_volume_key_size(cd);
+	*key = crypt_safe_alloc(*key_size ?: 1);
+	if (!*key)
+		return -ENOMEM;
+	crypt_set_log_callback(cd, bitlk_key_log, NULL);
+	r = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, *key, key_size, pass, len);
+	crypt_set_log_callback(cd, NULL, NULL);
+	return r < 0 ? r : 0;
 }
 
 /*
  * The passphrase of a BITLK or FVAULT2 device, checked by libcryptsetup,
  * up to --tries times on a terminal: with no name, as cryptsetup's
- * --test-passphrase; with @name, the volume is mapped as @name.
+ * --test-passphrase; with @name, the volume is mapped as @name. A BITLK
+ * volume key is derived before termination is held, then activated;
+ * libcryptsetup 2.6 activates FVAULT2 by passphrase only, so there the
+ * key derivation runs held.
  */
 static int unlock(struct crypt_device *cd, const char *device, const char *name)
 {
 	int tries = vs_tries_tty(), r;
-	char prompt[300], *pass;
+	int by_key = name && !strcmp(crypt_get_type(cd), CRYPT_BITLK) &&
+		     crypt_get_volume_key_size(cd) > 0;
+	char prompt[300], *pass, *key = NULL;
+	size_t len, key_size = 0;
 	sigset_t old;
-	size_t len;
 
 	snprintf(prompt, sizeof(prompt), "Enter passphrase for %s: ", device);
 	do {
@@ -451,12 +536,20 @@ static int unlock(struct crypt_device *cd, const char *device, const char *name)
 				       opt.keyfile_size, VS_PASS_EMPTY_OK, &pass, &len);
 		if (r < 0)
 			return r;
-		hold_signals(&old);
-		r = crypt_activate_by_passphrase(cd, name, CRYPT_ANY_SLOT, pass, len,
-						 name ? activation_flags() : 0);
+		if (by_key)
+			r = bitlk_volume_key(cd, pass, len, &key, &key_size);
+		vs_signals_hold(&old);
+		if (by_key && !r)
+			r = crypt_activate_by_volume_key(cd, name, key, key_size,
+							 activation_flags());
+		else if (!by_key)
+			r = crypt_activate_by_passphrase(cd, name, CRYPT_ANY_SLOT, pass, len,
+							 name ? activation_flags() : 0);
 		crypt_safe_free(pass);
-		r = swap_stack(name, r);
-		release_signals(&old);
+		crypt_safe_free(key);
+		key = NULL;
+		r = swap_stack(name, r, NULL);
+		vs_signals_release(&old);
 		if (r == -EPERM)
 			fprintf(stderr, "No key available with this passphrase.\n");
 		else if (r == -ENOENT)
@@ -487,17 +580,20 @@ static int loopaes_format(struct crypt_device *cd)
  * With --test-passphrase the passphrase is checked as cryptsetup checks
  * it. Otherwise libcryptsetup maps the volume with dm-crypt, private to
  * udev (the dm_crypt module must be there for that moment), and each of
- * its devices is loaded again with veil in place of dm-crypt. SIGINT and
- * SIGTERM wait from the activation to the end of the swap.
+ * its devices is loaded again with veil in place of dm-crypt.
+ * Termination waits (vs_signals_hold()) from the activation to the end of
+ * the swap.
  *
- * Return: 0, or a negative errno after a message; on an error nothing is
- * left mapped.
+ * Return: 0, or a negative errno after a message; on an error nothing
+ * this call made is left mapped, unless a device stays in use (-EBUSY,
+ * named in the message).
  */
 int vs_foreign_open(const char *type, const char *device, const char *name)
 {
 	const struct foreign *f = format_of(type);
 	const char *key_file = opt.key_file;
 	struct crypt_device *cd = NULL;
+	int existed[MAX_LAYERS];
 	sigset_t old;
 	int r;
 
@@ -518,20 +614,21 @@ int vs_foreign_open(const char *type, const char *device, const char *name)
 		r = tcrypt_load(cd, device);
 		if (r < 0 || !name)
 			goto out;
-		hold_signals(&old);
+		vs_signals_hold(&old);
+		layers_existing(name, existed);
 		r = crypt_activate_by_volume_key(cd, name, NULL, 0, activation_flags());
-		r = swap_stack(name, r);
-		release_signals(&old);
+		r = swap_stack(name, r, existed);
+		vs_signals_release(&old);
 	} else if (!strcmp(type, "loopaes")) {
 		/* As cryptsetup: libcryptsetup reads standard input as a file. */
 		if (!strcmp(key_file, "-"))
 			key_file = "/dev/stdin";
-		hold_signals(&old);
+		vs_signals_hold(&old);
 		r = crypt_activate_by_keyfile_device_offset(cd, name, CRYPT_ANY_SLOT, key_file,
 							    opt.keyfile_size, opt.keyfile_offset,
 							    activation_flags());
-		r = swap_stack(name, r);
-		release_signals(&old);
+		r = swap_stack(name, r, NULL);
+		vs_signals_release(&old);
 	} else {
 		r = unlock(cd, device, name);
 	}
@@ -561,20 +658,6 @@ const char *vs_foreign_uuid_type(const char *uuid)
 	return NULL;
 }
 
-/* The cipher, key bits, device and offsets of veil target params @p. */
-static int veil_fields(const char *p, char *cipher, size_t *key_bits, char *dev,
-		       uint64_t *iv_offset, uint64_t *offset)
-{
-	int key = 0, end = 0;
-
-	/* The key field: ":<bytes>:logon:<desc>", or hex with --disable-keyring. */
-	if (sscanf(p, "%127s %n%*s%n", cipher, &key, &end) != 1 || !end ||
-	    sscanf(p + end, "%" SCNu64 " %63s %" SCNu64, iv_offset, dev, offset) != 3)
-		return -EINVAL;
-	*key_bits = p[key] == ':' ? strtoul(p + key + 1, NULL, 10) * 8 : (size_t)(end - key) * 4;
-	return 0;
-}
-
 /**
  * vs_foreign_table() - a TCRYPT, BITLK, FVAULT2 or loop-AES mapping's status
  * @name: the mapping.
@@ -592,59 +675,52 @@ static int veil_fields(const char *p, char *cipher, size_t *key_bits, char *dev,
 void vs_foreign_table(const char *name, struct vs_table *t)
 {
 	struct vs_dm_target tg[VS_DM_MAX_TARGETS];
-	char uuid[VS_DM_UUID_LEN], cipher[128], dev[64], lname[160], *mode, *keys;
-	uint64_t iv_offset, offset, min = UINT64_MAX;
+	struct vs_target_fields *c = crypt_safe_alloc(sizeof(*c));
+	char uuid[VS_DM_UUID_LEN], mode[128], lname[160], type[32], *dash, *keys;
+	uint64_t min = UINT64_MAX;
 	int n, i, read_only;
-	const char *type = vs_foreign_uuid_type(t->uuid);
-	size_t bits, used;
+	const char *format = vs_foreign_uuid_type(t->uuid);
+	size_t used;
 
-	if (!type || vs_dm_targets_get(name, tg, VS_DM_MAX_TARGETS, &n, uuid, sizeof(uuid),
-				       &read_only))
-		return;
-	snprintf(t->foreign, sizeof(t->foreign), "%s", type);
+	if (!c || !format ||
+	    vs_dm_targets_get(name, tg, VS_DM_MAX_TARGETS, &n, uuid, sizeof(uuid), &read_only))
+		goto out;
+	snprintf(t->foreign, sizeof(t->foreign), "%s", format);
 	t->len = 0;
 	for (i = 0; i < n; i++) {
 		t->len += tg[i].len;
-		if (!strcmp(tg[i].type, VS_TARGET) &&
-		    !veil_fields(tg[i].params, cipher, &bits, dev, &iv_offset, &offset) &&
-		    offset < min) {
-			min = offset;
-			t->offset = offset;
-			t->iv_offset = iv_offset;
+		if (!strcmp(tg[i].type, VS_TARGET) && !vs_table_split(tg[i].params, c) &&
+		    c->offset < min) {
+			min = c->offset;
+			t->offset = c->offset;
+			t->iv_offset = c->iv_offset;
 		}
 	}
 	vs_dm_targets_free(tg, n);
 	/* As libcryptsetup: a multi-key loop-AES key's size is one key's. */
 	keys = strchr(t->cipher, ':');
-	if (!strcmp(type, CRYPT_LOOPAES) && keys && strtoul(keys + 1, NULL, 10) > 1)
+	if (!strcmp(format, CRYPT_LOOPAES) && keys && strtoul(keys + 1, NULL, 10) > 1)
 		t->key_bits = t->key_bits / 8 / strtoul(keys + 1, NULL, 10) * 8;
-	if (strcmp(type, CRYPT_TCRYPT))
-		return;
-	mode = strchr(t->cipher, '-');
-	if (!mode)
-		return;
-	snprintf(cipher, sizeof(cipher), "%s", mode);
-	*mode = '\0';
+	dash = strchr(t->cipher, '-');
+	if (strcmp(format, CRYPT_TCRYPT) || !dash)
+		goto out;
+	snprintf(mode, sizeof(mode), "%s", dash);
+	*dash = '\0';
 	used = strlen(t->cipher);
-	for (i = 1; i < MAX_LAYERS; i++) {
-		char lcipher[128];
-
-		if (!layer_of(name, i, t->uuid, lname, sizeof(lname)) ||
-		    vs_dm_targets_get(lname, tg, VS_DM_MAX_TARGETS, &n, uuid, sizeof(uuid),
-				      &read_only))
-			break;
-		if (!strcmp(tg[0].type, VS_TARGET) &&
-		    !veil_fields(tg[0].params, lcipher, &bits, dev, &iv_offset, &offset)) {
-			lcipher[strcspn(lcipher, "-")] = '\0';
-			used += snprintf(t->cipher + used, sizeof(t->cipher) - used, "-%s",
-					 lcipher);
-			t->key_bits += bits;
-			t->offset = offset;
-			vs_dev_path(dev, t->path, sizeof(t->path));
-		}
-		vs_dm_targets_free(tg, n);
+	snprintf(c->dev, sizeof(c->dev), "%s", t->dev);
+	for (i = 1; i < MAX_LAYERS && next_layer(name, t->uuid, i, c, type, lname, sizeof(lname));
+	     i++) {
+		if (strcmp(type, VS_TARGET))
+			continue;
+		c->cipher[strcspn(c->cipher, "-")] = '\0';
+		used += snprintf(t->cipher + used, sizeof(t->cipher) - used, "-%s", c->cipher);
+		t->key_bits += vs_key_bits(c->key);
+		t->offset = c->offset;
+		vs_dev_path(c->dev, t->path, sizeof(t->path));
 	}
-	snprintf(t->cipher + used, sizeof(t->cipher) - used, "%s", cipher);
+	snprintf(t->cipher + used, sizeof(t->cipher) - used, "%s", mode);
+out:
+	crypt_safe_free(c);
 }
 
 /**
@@ -652,14 +728,33 @@ void vs_foreign_table(const char *name, struct vs_table *t)
  * @name: the mapping, just removed.
  * @t: its table, read before.
  *
- * As cryptsetup's close: <name>_1 and <name>_2, if libcryptsetup made them
- * for @name (their dm uuid begins with its).
+ * As cryptsetup's close: <name>_1, then <name>_2, each if the layer above
+ * maps it and it has the dm uuid libcryptsetup gives that layer of @name.
+ * The other formats have no layers.
  *
  * Return: 0, or -EBUSY after a message.
  */
 int vs_foreign_close(const char *name, const struct vs_table *t)
 {
-	return t->foreign[0] ? remove_lower(name, t->uuid) : 0;
+	struct vs_target_fields *c;
+	char lname[160], type[32];
+	int i, r = 0;
+
+	if (strcmp(t->foreign, CRYPT_TCRYPT))
+		return 0;
+	c = crypt_safe_alloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	snprintf(c->dev, sizeof(c->dev), "%s", t->dev);
+	for (i = 1; !r && i < MAX_LAYERS &&
+	     next_layer(name, t->uuid, i, c, type, lname, sizeof(lname)); i++) {
+		if (vs_dm_remove(lname)) {
+			fprintf(stderr, "Device %s is still in use.\n", lname);
+			r = -EBUSY;
+		}
+	}
+	crypt_safe_free(c);
+	return r;
 }
 
 /* tcryptDump, bitlkDump, fvault2Dump <device>: libcryptsetup's dump. */

@@ -389,7 +389,8 @@ int vs_action_close(int argc, char **argv)
 	int r;
 
 	(void)argc;
-	r = vs_table_get(argv[0], &t);
+	/* also a device libcryptsetup made that is still dm-crypt */
+	r = vs_table_get_closing(argv[0], &t);
 	explicit_bzero(t.key, sizeof(t.key));
 	if (r)
 		return r;

@@ -9,7 +9,13 @@
 # veilsetup reads the same, every crypt target of the stack is a veil one
 # with its key in no table, status says what cryptsetup's does, close
 # removes every device, a wrong passphrase maps nothing; data written
-# through veil reads back through dm-crypt (loop-AES).
+# through veil reads back through dm-crypt (loop-AES). A mapping named as a
+# layer (<name>_1, <name>_2) that was there before stays as it was through
+# open and close of a cascade and of a BitLocker volume; an activation that
+# fails (a layer's name taken, a veil table the kernel refuses) leaves
+# nothing mapped and exits as cryptsetup does; close removes a device
+# libcryptsetup left with dm-crypt; SIGTERM during BitLocker's key
+# derivation maps nothing.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
@@ -162,6 +168,124 @@ echo wrong | "$VS" tcryptOpen --disable-veracrypt -h sha512 -c aes "$TC/tc_5-sha
 # BitLocker with the Elephant diffuser: zero segments between veil ones.
 mapped "BitLocker AES-CBC Elephant" anaconda bitlkOpen "$BL/bitlk-aes-cbc-elephant-128.img"
 mapped "FileVault2" heslo123 fvault2Open "$FV"
+
+# Mappings named as layers that were there before: dm-crypt devices over
+# a zero device, with the dm uuid libcryptsetup gives a layer of that name
+# (or one that begins with the volume's). Each difference is listed, then
+# the test fails.
+bad=()
+miss() { bad+=("$*"); echo "MISS: $*"; }
+dm_create vz "0 2048 zero"
+# decoy NAME UUID: a dm-crypt device, its table (key included) kept
+decoy() {
+	_devs+=("$1")
+	dmsetup create "$1" --uuid "$2" \
+		--table "0 2048 crypt aes-xts-plain64 $(randhex 64) 0 /dev/mapper/vz 0"
+	dmsetup table --showkeys "$1" > "$WORK/decoy-$1"
+}
+# decoy_same NAME WHEN: NAME is still there, with the same table and uuid
+decoy_same() {
+	dmsetup table --showkeys "$1" 2>&1 | cmp -s - "$WORK/decoy-$1" ||
+		miss "$2: $1 changed: $(dmsetup table "$1" 2>&1)"
+}
+gone() { ! dmsetup info "$1" > /dev/null 2>&1 || miss "$2: $1 is left: $(dmsetup table "$1")"; }
+
+# A three-cipher cascade whose middle layer's name is taken, with the very
+# dm uuid libcryptsetup would give it: libcryptsetup 2.6 makes <name>_2,
+# fails on <name>_1 (exit 5) and leaves <name>_2 with dm-crypt, which
+# veilsetup close removes; veilsetup exits as cryptsetup and leaves
+# nothing of its own.
+CASCADE=(tcryptOpen --disable-veracrypt -h sha512 -c aes-twofish-serpent
+	"$TC/tc_5-sha512-xts-serpent-twofish-aes")
+decoy fc_1 CRYPT-TCRYPT-fc_1
+decoy fv_1 CRYPT-TCRYPT-fv_1
+before=$(state)
+rc_c=0
+echo "$PW" | cryptsetup "${CASCADE[@]}" fc > "$WORK/c" 2>&1 || rc_c=$?
+_devs+=(fc_2 fv_2)
+[ "$rc_c" = 5 ] || miss "cryptsetup over a taken fc_1: exit $rc_c: $(cat "$WORK/c")"
+if dmsetup table fc_2 2>/dev/null | grep -q " crypt "; then
+	rc=0
+	"$VS" close fc_2 > "$WORK/v" 2>&1 || rc=$?
+	[ "$rc" = 0 ] || miss "veilsetup close of libcryptsetup's leftover fc_2: exit $rc: $(cat "$WORK/v")"
+	gone fc_2 "veilsetup close fc_2"
+	dmsetup remove fc_2 2>/dev/null || true
+else
+	info "libcryptsetup left no fc_2 after a failed cascade"
+fi
+rc=0
+echo "$PW" | "$VS" "${CASCADE[@]}" fv > "$WORK/v" 2>&1 || rc=$?
+[ "$rc" = "$rc_c" ] || miss "veilsetup over a taken fv_1: exit $rc, cryptsetup's $rc_c: $(cat "$WORK/v")"
+gone fv_2 "a failed cascade"
+gone fv "a failed cascade"
+decoy_same fv_1 "a failed cascade"
+dmsetup remove fv_2 2>/dev/null || true
+[ "$(state)" = "$before" ] || miss "a failed cascade: $(state)"
+dmsetup remove fc_1 fv_1
+echo "ok: a cascade over a taken layer name (${SECONDS}s)"
+
+# A two-cipher cascade (<name> over <name>_1) beside another <name>_2.
+decoy fv_2 CRYPT-TCRYPT-fv_2
+before=$(state)
+echo "$PW" | "$VS" tcryptOpen --disable-veracrypt -h sha512 -c aes-serpent \
+	"$TC/tc_5-sha512-xts-serpent-aes" fv
+_devs+=(fv_1 fv)
+decoy_same fv_2 "tcryptOpen of a two-cipher cascade"
+dmsetup table fv_1 | grep -q " veil " || miss "the two-cipher cascade's fv_1 is not veil"
+"$VS" close fv
+decoy_same fv_2 "close of a two-cipher cascade"
+gone fv_1 "close of a two-cipher cascade"
+[ "$(state)" = "$before" ] || miss "a two-cipher cascade: $(state)"
+dmsetup remove fv_2 2>/dev/null || true
+echo "ok: a two-cipher cascade beside fv_2 (${SECONDS}s)"
+
+# BitLocker (dm uuid CRYPT-BITLK-<name>) beside <name>_1, whose uuid
+# begins with the volume's.
+decoy fv_1 CRYPT-BITLK-fv_1
+before=$(state)
+echo anaconda | "$VS" bitlkOpen "$BL/bitlk-aes-cbc-elephant-128.img" fv
+_devs+=(fv)
+uuid=$(dmsetup info -c --noheadings -o uuid fv)
+[[ CRYPT-BITLK-fv_1 == "$uuid"* ]] || miss "BitLocker's dm uuid is $uuid"
+decoy_same fv_1 "bitlkOpen"
+"$VS" close fv
+decoy_same fv_1 "close of a BitLocker volume"
+[ "$(state)" = "$before" ] || miss "BitLocker beside fv_1: $(state)"
+dmsetup remove fv_1 2>/dev/null || true
+echo "ok: BitLocker beside fv_1 (${SECONDS}s)"
+
+# SIGTERM during BitLocker's key derivation (about 10 s in the guest) ends
+# veilsetup there, with nothing mapped: the key is derived before
+# termination is held for the activation. (SIGTERM: a script's
+# background job ignores SIGINT.)
+before=$(state)
+echo anaconda | "$VS" bitlkOpen "$BL/bitlk-aes-cbc-elephant-128.img" fv > "$WORK/v" 2>&1 &
+pid=$!
+sleep 2
+kill -TERM "$pid" 2>/dev/null || true
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" = 143 ] || miss "SIGTERM during bitlkOpen's key derivation: exit $rc: $(cat "$WORK/v")"
+[ "$(state)" = "$before" ] || miss "SIGTERM during bitlkOpen's key derivation left $(state)"
+dmsetup remove fv 2>/dev/null || true
+echo "ok: SIGTERM during BitLocker's key derivation (${SECONDS}s)"
+
+# A cascade veil's module refuses (a fanout chunk that is no power of
+# two): exit 1, as libcryptsetup's refused table, and nothing mapped: no
+# device, no dm-crypt table with its key.
+before=$(state)
+rc=0
+echo "$PW" | "$VS" "${CASCADE[@]}" --fanout-chunk 1000 fv > "$WORK/v" 2>&1 || rc=$?
+cat "$WORK/v"
+[ "$rc" = 1 ] || miss "a cascade veil refuses: exit $rc: $(cat "$WORK/v")"
+grep -q "^Cannot map fv with veil" "$WORK/v" || miss "a cascade veil refuses: no message"
+[ "$(state)" = "$before" ] || miss "a cascade veil refuses: left $(state)"
+! dmsetup table --showkeys | grep " crypt " ||
+	miss "a cascade veil refuses: a dm-crypt table is left, its key in it"
+for d in fv fv_1 fv_2; do dmsetup remove "$d" 2>/dev/null || true; done
+dmsetup remove vz
+[ ${#bad[@]} = 0 ] || fail "${bad[@]}"
+echo "ok: failed opens leave nothing, layer names of others stay (${SECONDS}s)"
 
 # loop-AES key files as cryptsetup's tests/loopaes-test makes them: one
 # key, 64 keys (multi-key lmk), 64 keys and an IV seed.
