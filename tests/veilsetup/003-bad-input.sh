@@ -42,7 +42,7 @@ head -c 10 /dev/urandom > "$WORK/short"
 bad "Cannot read requested amount of data" opn x open --type plain -s 256 -d "$WORK/short" "$RAND" vt
 bad "Unknown action" "$VS" frobnicate
 bad "Command requires device and mapped name as arguments." "$VS" open "$LOOP"
-bad "Device type tcrypt is not supported" opn x open --type tcrypt "$LOOP" vt
+bad "No device header detected with this passphrase." opn x open --type tcrypt --disable-veracrypt "$LOOP" vt
 bad "Invalid offset: 12x" "$VS" open --type plain --offset 12x "$LOOP" vt
 bad "Invalid --keystream-ahead-max: 64k" "$VS" open --type plain --keystream-ahead-max 64k "$LOOP" vt
 

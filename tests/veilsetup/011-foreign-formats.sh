@@ -167,6 +167,8 @@ echo wrong | "$VS" tcryptOpen --disable-veracrypt -h sha512 -c aes "$TC/tc_5-sha
 
 # BitLocker with the Elephant diffuser: zero segments between veil ones.
 mapped "BitLocker AES-CBC Elephant" anaconda bitlkOpen "$BL/bitlk-aes-cbc-elephant-128.img"
+# BitLocker AES-XTS with 4096-byte sectors (sector_size:4096 in the table).
+mapped "BitLocker AES-XTS, 4096-byte sectors" anaconda bitlkOpen "$BL/bitlk-aes-xts-128-4k.img"
 mapped "FileVault2" heslo123 fvault2Open "$FV"
 
 # Mappings named as layers that were there before: dm-crypt devices over
