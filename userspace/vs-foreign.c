@@ -102,27 +102,10 @@ int vs_foreign_check_options(const char *type)
 	return -EINVAL;
 }
 
-/* cryptsetup's checks of open's options for these formats (verify_open()). */
-static int check_open_options(const char *type)
+/* loop-AES's keys come from a key file only. */
+static int check_key_file(const char *type)
 {
-	int loopaes = !strcmp(type, "loopaes");
-	const char *msg = NULL;
-
-	if (vs_option_given("skip") && !loopaes)
-		msg = "Option --skip is supported only for open of plain and loopaes devices.";
-	else if (vs_option_given("offset") && !loopaes)
-		msg = "Option --offset with open action is only supported for plain and loopaes devices.";
-	else if ((opt.tcrypt_flags & CRYPT_TCRYPT_HIDDEN_HEADER) && opt.allow_discards)
-		msg = "Option --tcrypt-hidden cannot be combined with --allow-discards.";
-	else if (vs_option_given("sector-size"))
-		msg = "Sector size option with open action is supported only for plain devices.";
-	else if (opt.iv_large_sectors)
-		msg = "Large IV sectors option is supported only for opening plain type device with sector size larger than 512 bytes.";
-	if (msg) {
-		fprintf(stderr, "veilsetup: %s\n", msg);
-		return -EINVAL;
-	}
-	if (loopaes && !opt.key_file) {
+	if (!strcmp(type, "loopaes") && !opt.key_file) {
 		fprintf(stderr, "Option --key-file is required.\n");
 		return -EINVAL;
 	}
@@ -599,7 +582,7 @@ int vs_foreign_open(const char *type, const char *device, const char *name)
 
 	if (opt.test_passphrase)
 		name = NULL;
-	r = check_open_options(type) ?: init_device(type, device, &cd);
+	r = check_key_file(type) ?: init_device(type, device, &cd);
 	if (r)
 		return r;
 	/* The keys go into the dm-crypt tables, and from there to veil's. */

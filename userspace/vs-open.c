@@ -338,6 +338,31 @@ out:
 	return r < 0 ? r : 0;
 }
 
+/*
+ * cryptsetup's checks of open's options for any type but plain (its
+ * verify_open()): the data's place and sector size come from the header.
+ */
+static int check_open_options(const char *type)
+{
+	int loopaes = !strcmp(type, "loopaes");
+	const char *msg = NULL;
+
+	if (vs_option_given("skip") && !loopaes)
+		msg = "Option --skip is supported only for open of plain and loopaes devices.";
+	else if (vs_option_given("offset") && !loopaes)
+		msg = "Option --offset with open action is only supported for plain and loopaes devices.";
+	else if ((opt.tcrypt_flags & CRYPT_TCRYPT_HIDDEN_HEADER) && opt.allow_discards)
+		msg = "Option --tcrypt-hidden cannot be combined with --allow-discards.";
+	else if (vs_option_given("sector-size"))
+		msg = "Sector size option with open action is supported only for plain devices.";
+	else if (opt.iv_large_sectors)
+		msg = "Large IV sectors option is supported only for opening plain type device with sector size larger than 512 bytes.";
+	if (!msg)
+		return 0;
+	fprintf(stderr, "veilsetup: %s\n", msg);
+	return -EINVAL;
+}
+
 int vs_action_open(int argc, char **argv)
 {
 	const char *type = opt.type ?: "luks";
@@ -348,6 +373,8 @@ int vs_action_open(int argc, char **argv)
 		return -EINVAL;
 	}
 	r = vs_foreign_check_options(type);
+	if (!r && strcmp(type, "plain"))
+		r = check_open_options(type);
 	if (r)
 		return r;
 	if (argc < 2 && !opt.test_passphrase) {

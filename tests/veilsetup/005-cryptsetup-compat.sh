@@ -194,6 +194,14 @@ want=1 both "" luksUUID --align-payload 8 @DEV@
 want=1 both "" luksAddKey --persistent -d "$WORK/k1" $fast @DEV@ "$WORK/k2"
 want=1 both "" luksAddKey --test-passphrase -d "$WORK/k1" $fast @DEV@ "$WORK/k2"
 want=1 both "" luksKillSlot -q -S 0 @DEV@ 0
+# The data's place and sector size come from the header: refused as
+# cryptsetup refuses them, with its message, nothing mapped.
+for o in "--offset 8" "--skip 8" "--sector-size 4096" "--iv-large-sectors"; do
+	want=1 both "" open $o -d "$WORK/k1" @DEV@ @NAME@
+	msg=$(sed -n 's/^cryptsetup: //p' "$WORK/out-c" | tail -1)
+	[ -n "$msg" ] && grep -qxF "veilsetup: $msg" "$WORK/out-v" ||
+		fail "open $o: cryptsetup says '$msg', veilsetup: $(cat "$WORK/out-v")"
+done
 same_header "options refused"
 
 # Header backup and restore, erase.
