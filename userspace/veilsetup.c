@@ -111,6 +111,8 @@ enum {
 	OPT_NO_WIPE, OPT_TOKEN_ID, OPT_TOKEN_ONLY, OPT_TOKEN_TYPE, OPT_TOKEN_REPLACE,
 	OPT_DISABLE_EXTERNAL_TOKENS, OPT_KEY_DESCRIPTION, OPT_JSON_FILE,
 	OPT_TCRYPT_FLAG, OPT_VERACRYPT, OPT_VERACRYPT_PIM, OPT_VERACRYPT_QUERY_PIM,
+	OPT_LUKS2_METADATA_SIZE, OPT_LUKS2_KEYSLOTS_SIZE, OPT_KEYSLOT_CIPHER,
+	OPT_KEYSLOT_KEY_SIZE,
 };
 
 /*
@@ -221,6 +223,14 @@ static const struct vs_option {
 	  "luksFormat", NULL },
 	{ "align-payload", required_argument, OPT_ALIGN_PAYLOAD, "SECTORS",
 	  "align the data to this many sectors", "luksFormat", NULL },
+	{ "luks2-metadata-size", required_argument, OPT_LUKS2_METADATA_SIZE, "BYTES",
+	  "each LUKS2 JSON metadata copy, with its binary header", "luksFormat", NULL },
+	{ "luks2-keyslots-size", required_argument, OPT_LUKS2_KEYSLOTS_SIZE, "BYTES",
+	  "the LUKS2 keyslots area", "luksFormat", NULL },
+	{ "keyslot-cipher", required_argument, OPT_KEYSLOT_CIPHER, "STRING",
+	  "the cipher of the new LUKS2 keyslot", "luksFormat luksAddKey luksChangeKey", NULL },
+	{ "keyslot-key-size", required_argument, OPT_KEYSLOT_KEY_SIZE, "BITS",
+	  "the key size of --keyslot-cipher", "luksFormat luksAddKey luksChangeKey", NULL },
 	{ "persistent", no_argument, OPT_PERSISTENT, NULL,
 	  "store the flags in the LUKS2 header", "open", NULL },
 	{ "perf-" VEIL_OPT_SAME_CPU, no_argument, OPT_PERF, NULL,
@@ -419,6 +429,22 @@ static int check_options(const struct action *a)
 	return 0;
 }
 
+/*
+ * cryptsetup's checks of options that go together or exclude each other,
+ * made before any action runs, with its messages (exit code 1).
+ */
+static int check_combinations(void)
+{
+	const char *msg = NULL;
+
+	if (!opt.keyslot_cipher != !opt.keyslot_key_bits)
+		msg = "Options --keyslot-cipher and --keyslot-key-size must be used together.";
+	if (!msg)
+		return 0;
+	fprintf(stderr, "veilsetup: %s\n", msg);
+	return -EINVAL;
+}
+
 static int parse_option(int c, int idx)
 {
 	uint64_t v = 0;
@@ -561,6 +587,23 @@ static int parse_option(int c, int idx)
 		crypt_set_debug_level(CRYPT_DEBUG_ALL);
 		break;
 	case OPT_JSON: opt.json = 1; break;
+	case OPT_LUKS2_METADATA_SIZE:
+		r = vs_size_arg(optarg, options[idx].name, &opt.luks2_metadata_size);
+		break;
+	case OPT_LUKS2_KEYSLOTS_SIZE:
+		r = vs_size_arg(optarg, options[idx].name, &opt.luks2_keyslots_size);
+		break;
+	case OPT_KEYSLOT_CIPHER: opt.keyslot_cipher = optarg; break;
+	case OPT_KEYSLOT_KEY_SIZE:
+		/* As cryptsetup: a number over 0, whole bytes. */
+		r = num("keyslot key size", UINT32_MAX, &v);
+		if (!r && (!v || v % 8)) {
+			fprintf(stderr, v ? "veilsetup: Key size must be a multiple of 8 bits\n" :
+				"veilsetup: invalid numeric value\n");
+			r = -EINVAL;
+		}
+		opt.keyslot_key_bits = v;
+		break;
 	case OPT_VALUE_FEATURE:
 	case OPT_FEATURE:
 		/* a mapping's options: a LUKS header has no place for them */
@@ -647,7 +690,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Unknown action.\n");
 		return VS_EXIT_PARAMS;
 	}
-	if (check_options(a))
+	if (check_options(a) || check_combinations())
 		return VS_EXIT_PARAMS;
 	/* As cryptsetup: tcryptOpen is open --type tcrypt, whatever --type says. */
 	if (a->type)

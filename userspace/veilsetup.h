@@ -59,6 +59,9 @@ struct vs_opts {
 	uint32_t veracrypt_pim;
 	int veracrypt_query_pim;
 	char features[256];		/* veil's own engine options */
+	uint64_t luks2_metadata_size, luks2_keyslots_size;	/* bytes; 0: default */
+	const char *keyslot_cipher;	/* --keyslot-cipher, with keyslot_key_bits */
+	uint32_t keyslot_key_bits;
 };
 
 extern struct vs_opts opt;
@@ -86,6 +89,7 @@ void vs_log(int level, const char *msg, void *usrptr);
 /* vs-util.c: what every action uses */
 int vs_confirm(const char *question, const char *aborted);
 int vs_number_arg(const char *s, const char *what, uint64_t max, uint64_t *out);
+int vs_size_arg(const char *s, const char *option, uint64_t *out);
 int vs_tries_tty(void);
 int vs_crypt_init(const char *header, const char *device, struct crypt_device **cd);
 void vs_signals_hold(sigset_t *old);

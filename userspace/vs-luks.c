@@ -146,6 +146,29 @@ static int set_pbkdf(struct crypt_device *cd, const char *type)
 	return crypt_set_pbkdf_type(cd, &pbkdf);
 }
 
+/*
+ * --keyslot-cipher and --keyslot-key-size for a header of @type: LUKS2
+ * only, with cryptsetup's message. Return: 0 or -EINVAL.
+ */
+static int keyslot_encryption(const char *type)
+{
+	if (!opt.keyslot_cipher || !strcmp(type ?: "", CRYPT_LUKS2))
+		return 0;
+	fprintf(stderr, "Keyslot encryption parameters can be set only for LUKS2 device.\n");
+	return -EINVAL;
+}
+
+/* The keyslot cipher of the next keyslot @cd makes (--keyslot-cipher). */
+static int set_keyslot_encryption(struct crypt_device *cd)
+{
+	int r = keyslot_encryption(crypt_get_type(cd));
+
+	if (!r && opt.keyslot_cipher)
+		r = crypt_keyslot_set_encryption(cd, opt.keyslot_cipher,
+						 opt.keyslot_key_bits / 8);
+	return r;
+}
+
 /* Split "aes-xts-plain64" into cipher and mode, as libcryptsetup takes them. */
 static int split_cipher(const char *spec, char *cipher, char *mode)
 {
@@ -280,6 +303,15 @@ int vs_action_luks_format(int argc, char **argv)
 		fprintf(stderr, "Label is supported only for LUKS2.\n");
 		return -EINVAL;
 	}
+	if (!strcmp(type, CRYPT_LUKS1) &&
+	    (vs_option_given("luks2-metadata-size") || vs_option_given("luks2-keyslots-size"))) {
+		fprintf(stderr, "Unsupported LUKS2 metadata size options.\n");
+		return -EINVAL;
+	}
+	/* Before anything is written (cryptsetup checks it after the header). */
+	r = keyslot_encryption(type);
+	if (r)
+		return r;
 	if (opt.integrity_no_wipe && !opt.integrity) {
 		fprintf(stderr, "veilsetup: Option --integrity-no-wipe can be used only for "
 			"format action with integrity extension.\n");
@@ -306,6 +338,15 @@ int vs_action_luks_format(int argc, char **argv)
 	r = vs_crypt_init(opt.header, argv[0], &cd);
 	if (r)
 		return r;
+	/* libcryptsetup checks the sizes: powers of two, within its limits */
+	if (vs_option_given("luks2-metadata-size") || vs_option_given("luks2-keyslots-size")) {
+		r = crypt_set_metadata_size(cd, opt.luks2_metadata_size, opt.luks2_keyslots_size);
+		if (r < 0) {
+			fprintf(stderr, "Unsupported LUKS2 metadata size options.\n");
+			crypt_free(cd);
+			return r;
+		}
+	}
 	/* --offset: where the data starts, in 512-byte sectors, as cryptsetup */
 	if (opt.offset) {
 		r = crypt_set_data_offset(cd, opt.offset);
@@ -338,7 +379,8 @@ int vs_action_luks_format(int argc, char **argv)
 			format_failed(opt.header ?: argv[0], head);
 	}
 	if (!r) {
-		r = crypt_keyslot_add_by_volume_key(cd, opt.key_slot, NULL, 0, pass, pass_len);
+		r = set_keyslot_encryption(cd) ?:
+		    crypt_keyslot_add_by_volume_key(cd, opt.key_slot, NULL, 0, pass, pass_len);
 		if (r < 0 && wipe_header(cd) < 0)
 			fprintf(stderr, "The LUKS header on %s is written, but its first keyslot is not, and it could not be wiped: no passphrase opens it. Run luksFormat again.\n",
 				opt.header ?: argv[0]);
@@ -399,10 +441,11 @@ int vs_action_add_key(int argc, char **argv)
 	r = vs_load_luks(argv[0], &cd);
 	if (r)
 		return r;
+	r = set_keyslot_encryption(cd);
 	/* As cryptsetup 2.6: a token when --token-* ask for one, unless -d FILE. */
-	if ((!opt.key_file || !strcmp(opt.key_file, "-")) && vs_token_preferred())
+	if (!r && (!opt.key_file || !strcmp(opt.key_file, "-")) && vs_token_preferred())
 		r = add_key_by_token(cd, new_file);
-	else
+	else if (!r)
 		r = add_key_by_passphrase(cd, new_file);
 	if (r >= 0 && opt.verbose)
 		printf("Key slot %d created.\n", r);
@@ -458,6 +501,9 @@ int vs_action_change_key(int argc, char **argv)
 	r = vs_load_luks(argv[0], &cd);
 	if (r)
 		return r;
+	r = set_keyslot_encryption(cd);
+	if (r)
+		goto out;
 	r = existing_passphrase(cd, "Enter passphrase to be changed: ", &old, &old_len);
 	if (r)
 		goto out;

@@ -2,9 +2,10 @@
 /*
  * veilsetup: what every action uses: the parsed command line, the
  * confirmation before destroying something, a checked number argument,
- * the number of passphrase tries, libcryptsetup's context of a device,
- * termination held while a key is mapped.
+ * a size with its unit, the number of passphrase tries, libcryptsetup's
+ * context of a device, termination held while a key is mapped.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -70,6 +71,52 @@ int vs_number_arg(const char *s, const char *what, uint64_t max, uint64_t *out)
 	}
 	*out = v;
 	return 0;
+}
+
+/**
+ * vs_size_arg() - a size in bytes with cryptsetup's units
+ * @s: the text: digits, then nothing, or S (512-byte sectors), or K, M,
+ *     G, T (powers of 1024, also as KiB, MiB, ...) or KB, MB, ... (1000).
+ * @option: the option's name without the dashes, for the message.
+ * @out: the size in bytes.
+ *
+ * As cryptsetup's tools_string_to_size() for --luks2-metadata-size and
+ * --luks2-keyslots-size.
+ *
+ * Return: 0, or -EINVAL after cryptsetup's message.
+ */
+int vs_size_arg(const char *s, const char *option, uint64_t *out)
+{
+	uint64_t base, mult = 1;
+	unsigned long long v;
+	char *end;
+	size_t len;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!isdigit((unsigned char)s[0]) || errno)
+		goto bad;
+	len = strlen(end);
+	if (len > 3 || (len == 3 && (end[1] != 'i' || end[2] != 'B')) ||
+	    (len == 2 && end[1] != 'B'))
+		goto bad;
+	base = len == 2 ? 1000 : 1024;
+	switch (len ? end[0] : '\0') {
+	case '\0': break;
+	case 's': case 'S': mult = 512; break;
+	case 't': case 'T': mult *= base; /* fall through */
+	case 'g': case 'G': mult *= base; /* fall through */
+	case 'm': case 'M': mult *= base; /* fall through */
+	case 'k': case 'K': mult *= base; break;
+	default: goto bad;
+	}
+	if (v && (v * mult) / v != mult)
+		goto bad;
+	*out = v * mult;
+	return 0;
+bad:
+	fprintf(stderr, "veilsetup: Invalid size specification in parameter --%s.\n", option);
+	return -EINVAL;
 }
 
 /**

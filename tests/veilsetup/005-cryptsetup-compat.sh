@@ -5,7 +5,9 @@
 # same exit code, for every action and the options cryptsetup users type;
 # where an action changes a header, both headers must then say the same
 # (luksDump with salts, digests and uuids left out). Volumes made by one
-# tool open with the other, both ways, and read the other's data.
+# tool open with the other, both ways, and read the other's data. The
+# LUKS2 area sizes and keyslot ciphers give what cryptsetup's give, with
+# its messages.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
@@ -397,3 +399,53 @@ for fmt in "--type luks2" "--type luks1" "--type luks2 -c serpent-xts-plain64 --
 		echo "ok: $fmt, $(basename "$from") -> $(basename "$to")"
 	done
 done
+
+# said MSG: both tools' output of the last both has the line MSG (after
+# "cryptsetup: " or "veilsetup: " where the tool names itself); @NAME@
+# stands for each tool's mapping.
+said() {
+	local m_c=${1//@NAME@/cs-$n} m_v=${1//@NAME@/vs-$n}
+	sed 's/^cryptsetup: //' "$WORK/out-c" | grep -qxF "$m_c" ||
+		fail "cryptsetup did not say '$m_c': $(cat "$WORK/out-c")"
+	sed 's/^veilsetup: //' "$WORK/out-v" | grep -qxF "$m_v" ||
+		fail "veilsetup did not say '$m_v': $(cat "$WORK/out-v")"
+}
+
+# LUKS2 metadata and keyslots areas, keyslot ciphers: the same header,
+# libcryptsetup's checks of the sizes, cryptsetup's of the options.
+want=0 both "" luksFormat -q $fast --luks2-metadata-size 64k --luks2-keyslots-size 2M \
+	--keyslot-cipher aes-cbc-essiv:sha256 --keyslot-key-size 256 @DEV@ "$WORK/k1"
+same_header "luksFormat --luks2-metadata-size 64k --luks2-keyslots-size 2M --keyslot-cipher"
+cryptsetup luksDump "$V" | grep -q '^Metadata area:[[:space:]]*65536 \[bytes\]' &&
+	cryptsetup luksDump "$V" | grep -q '^Keyslots area:[[:space:]]*2097152 \[bytes\]' &&
+	cryptsetup luksDump "$V" | grep -q 'Cipher:[[:space:]]*aes-cbc-essiv:sha256' ||
+	fail "luksFormat --luks2-*-size, --keyslot-cipher: $(cryptsetup luksDump "$V")"
+want=0 both "" luksAddKey $fast -d "$WORK/k1" --keyslot-cipher aes-cbc-plain64 \
+	--keyslot-key-size 128 @DEV@ "$WORK/k2"
+want=0 both "" luksChangeKey $fast -d "$WORK/k2" --keyslot-cipher aes-xts-plain64 \
+	--keyslot-key-size 256 @DEV@ "$WORK/k3"
+same_header "luksAddKey, luksChangeKey --keyslot-cipher --keyslot-key-size"
+want=0 both "" open -d "$WORK/k3" @DEV@ @NAME@
+want=0 both "" close @NAME@
+want=1 both "" luksFormat -q $fast --luks2-metadata-size 3k @DEV@ "$WORK/k1"
+said "Unsupported LUKS2 metadata size options."
+want=1 both "" luksFormat -q $fast --luks2-keyslots-size 1000 @DEV@ "$WORK/k1"
+said "Unsupported LUKS2 metadata size options."
+want=1 both "" luksFormat -q $fast --luks2-metadata-size 12q @DEV@ "$WORK/k1"
+said "Invalid size specification in parameter --luks2-metadata-size."
+want=1 both "" luksFormat -q --type luks1 --pbkdf-force-iterations 1000 --luks2-keyslots-size 2M @DEV@ "$WORK/k1"
+said "Unsupported LUKS2 metadata size options."
+want=1 both "" luksFormat -q $fast --keyslot-cipher aes-cbc-essiv:sha256 @DEV@ "$WORK/k1"
+said "Options --keyslot-cipher and --keyslot-key-size must be used together."
+want=1 both "" luksFormat -q $fast --keyslot-cipher aes-cbc-essiv:sha256 --keyslot-key-size 7 @DEV@ "$WORK/k1"
+said "Key size must be a multiple of 8 bits"
+want=1 both "" luksAddKey -q $fast --keyslot-key-size 256 -d "$WORK/k1" @DEV@ "$WORK/k2"
+want=1 both "" luksRemoveKey --keyslot-cipher aes-cbc-essiv:sha256 --keyslot-key-size 256 @DEV@ "$WORK/k1"
+said "Option --keyslot-cipher is not allowed with luksRemoveKey action."
+same_header "refused metadata and keyslot options"
+# (cryptsetup writes the LUKS1 header before it refuses this: last here)
+want=1 both "" luksFormat -q --type luks1 --pbkdf-force-iterations 1000 \
+	--keyslot-cipher aes-cbc-essiv:sha256 --keyslot-key-size 256 @DEV@ "$WORK/k1"
+said "Keyslot encryption parameters can be set only for LUKS2 device."
+
+echo "ok: metadata sizes, keyslot ciphers"
