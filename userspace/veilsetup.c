@@ -112,7 +112,7 @@ enum {
 	OPT_DISABLE_EXTERNAL_TOKENS, OPT_KEY_DESCRIPTION, OPT_JSON_FILE,
 	OPT_TCRYPT_FLAG, OPT_VERACRYPT, OPT_VERACRYPT_PIM, OPT_VERACRYPT_QUERY_PIM,
 	OPT_LUKS2_METADATA_SIZE, OPT_LUKS2_KEYSLOTS_SIZE, OPT_KEYSLOT_CIPHER,
-	OPT_KEYSLOT_KEY_SIZE,
+	OPT_KEYSLOT_KEY_SIZE, OPT_DEVICE_SIZE,
 };
 
 /*
@@ -155,6 +155,8 @@ static const struct vs_option {
 	  "open luksFormat", NULL },
 	{ "skip", required_argument, 'p', "SECTORS", "the IV offset", "open", NULL },
 	{ "size", required_argument, 'b', "SECTORS", "the size of the mapping", "open resize", NULL },
+	{ "device-size", required_argument, OPT_DEVICE_SIZE, "BYTES",
+	  "the size of the mapping in bytes (K, M, G, S units)", "open resize", NULL },
 	{ "sector-size", required_argument, OPT_SECTOR_SIZE, "BYTES",
 	  "the encryption sector size", "open luksFormat", NULL },
 	{ "iv-large-sectors", no_argument, OPT_IV_LARGE, NULL,
@@ -429,6 +431,9 @@ static int check_options(const struct action *a)
 	return 0;
 }
 
+/* --device-size in 512-byte sectors; opt.size takes it in main(). */
+static uint64_t device_size;
+
 /*
  * cryptsetup's checks of options that go together or exclude each other,
  * made before any action runs, with its messages (exit code 1).
@@ -439,6 +444,8 @@ static int check_combinations(void)
 
 	if (!opt.keyslot_cipher != !opt.keyslot_key_bits)
 		msg = "Options --keyslot-cipher and --keyslot-key-size must be used together.";
+	else if (device_size && vs_option_given("size"))
+		msg = "Options --device-size and --size cannot be combined.";
 	if (!msg)
 		return 0;
 	fprintf(stderr, "veilsetup: %s\n", msg);
@@ -604,6 +611,18 @@ static int parse_option(int c, int idx)
 		}
 		opt.keyslot_key_bits = v;
 		break;
+	case OPT_DEVICE_SIZE:
+		/* bytes, kept in opt.size as 512-byte sectors (main()) */
+		r = vs_size_arg(optarg, options[idx].name, &v);
+		if (!r && !v) {
+			fprintf(stderr, "veilsetup: invalid numeric value\n");
+			r = -EINVAL;
+		} else if (!r && v % 512) {
+			fprintf(stderr, "veilsetup: Device size must be multiple of 512 bytes sector.\n");
+			r = -EINVAL;
+		}
+		device_size = v / 512;
+		break;
 	case OPT_VALUE_FEATURE:
 	case OPT_FEATURE:
 		/* a mapping's options: a LUKS header has no place for them */
@@ -692,6 +711,8 @@ int main(int argc, char **argv)
 	}
 	if (check_options(a) || check_combinations())
 		return VS_EXIT_PARAMS;
+	if (device_size)
+		opt.size = device_size;
 	/* As cryptsetup: tcryptOpen is open --type tcrypt, whatever --type says. */
 	if (a->type)
 		opt.type = a->type;

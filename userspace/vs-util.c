@@ -80,8 +80,8 @@ int vs_number_arg(const char *s, const char *what, uint64_t max, uint64_t *out)
  * @option: the option's name without the dashes, for the message.
  * @out: the size in bytes.
  *
- * As cryptsetup's tools_string_to_size() for --luks2-metadata-size and
- * --luks2-keyslots-size.
+ * As cryptsetup's tools_string_to_size() for --device-size,
+ * --luks2-metadata-size and --luks2-keyslots-size.
  *
  * Return: 0, or -EINVAL after cryptsetup's message.
  */

@@ -6,8 +6,8 @@
 # where an action changes a header, both headers must then say the same
 # (luksDump with salts, digests and uuids left out). Volumes made by one
 # tool open with the other, both ways, and read the other's data. The
-# LUKS2 area sizes and keyslot ciphers give what cryptsetup's give, with
-# its messages.
+# LUKS2 area sizes and keyslot ciphers and --device-size give what
+# cryptsetup's give, with its messages.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
@@ -448,4 +448,33 @@ want=1 both "" luksFormat -q --type luks1 --pbkdf-force-iterations 1000 \
 	--keyslot-cipher aes-cbc-essiv:sha256 --keyslot-key-size 256 @DEV@ "$WORK/k1"
 said "Keyslot encryption parameters can be set only for LUKS2 device."
 
-echo "ok: metadata sizes, keyslot ciphers"
+# --device-size: bytes, with cryptsetup's units, for plain open and
+# resize; checked as cryptsetup checks it.
+want=0 both "pass" open --type plain --device-size 8M @DEV@ @NAME@
+[ "$(mapsz vs-$n)" = 16384 ] || fail "open --device-size 8M: $(mapsz vs-$n) sectors"
+same_size "open --type plain --device-size 8M"
+want=0 both "pass" resize --device-size 4MiB @NAME@
+[ "$(mapsz vs-$n)" = 8192 ] || fail "resize --device-size 4MiB: $(mapsz vs-$n) sectors"
+same_size "resize --device-size 4MiB"
+want=1 both "" resize --device-size 1000 @NAME@
+said "Device size must be multiple of 512 bytes sector."
+want=1 both "" resize --device-size 0 @NAME@
+said "invalid numeric value"
+want=1 both "" resize --device-size 4M --size 8192 @NAME@
+said "Options --device-size and --size cannot be combined."
+want=1 both "" resize --device-size 4x @NAME@
+said "Invalid size specification in parameter --device-size."
+want=0 both "" close @NAME@
+want=1 both "" luksFormat -q $fast --device-size 8M @DEV@ "$WORK/k1"
+said "Option --device-size is not allowed with luksFormat action."
+want=0 both "" luksFormat -q $fast --sector-size 4096 @DEV@ "$WORK/k1"
+want=0 both "" open -d "$WORK/k1" @DEV@ @NAME@
+want=0 both "" resize --device-size 16M -d "$WORK/k1" @NAME@
+[ "$(mapsz vs-$n)" = 32768 ] || fail "resize --device-size 16M: $(mapsz vs-$n) sectors"
+same_size "LUKS2 resize --device-size 16M"
+want=1 both "" resize --device-size $((16 * 1024 * 1024 + 512)) -d "$WORK/k1" @NAME@
+said "Device size is not aligned to requested sector size."
+same_size "resize --device-size 16M + 512 (refused)"
+want=0 both "" close @NAME@
+
+echo "ok: metadata sizes, keyslot ciphers, --device-size"
