@@ -112,7 +112,8 @@ enum {
 	OPT_DISABLE_EXTERNAL_TOKENS, OPT_KEY_DESCRIPTION, OPT_JSON_FILE,
 	OPT_TCRYPT_FLAG, OPT_VERACRYPT, OPT_VERACRYPT_PIM, OPT_VERACRYPT_QUERY_PIM,
 	OPT_LUKS2_METADATA_SIZE, OPT_LUKS2_KEYSLOTS_SIZE, OPT_KEYSLOT_CIPHER,
-	OPT_KEYSLOT_KEY_SIZE, OPT_DEVICE_SIZE,
+	OPT_KEYSLOT_KEY_SIZE, OPT_DEVICE_SIZE, OPT_NEW_KEYFILE, OPT_NEW_KEY_SLOT,
+	OPT_NEW_TOKEN_ID,
 };
 
 /*
@@ -148,6 +149,12 @@ static const struct vs_option {
 	  "skip this much of the new key file", NULL, NULL },
 	{ "new-keyfile-size", required_argument, OPT_NEW_KEYFILE_SIZE, "BYTES",
 	  "read at most this much of the new key file", NULL, NULL },
+	{ "new-keyfile", required_argument, OPT_NEW_KEYFILE, "FILE",
+	  "luksAddKey: the new passphrase from a file", "luksAddKey", NULL },
+	{ "new-key-slot", required_argument, OPT_NEW_KEY_SLOT, "NUM",
+	  "luksAddKey: the new keyslot (then -S is the old one)", "luksAddKey", NULL },
+	{ "new-token-id", required_argument, OPT_NEW_TOKEN_ID, "NUM",
+	  "luksAddKey: the new passphrase from this LUKS2 token", "luksAddKey", NULL },
 	{ "key-slot", required_argument, 'S', "NUM", "the keyslot to use",
 	  "open luksFormat luksAddKey luksChangeKey luksDump luksResume token", NULL },
 	{ "verify-passphrase", no_argument, 'y', NULL, "ask for the passphrase twice", NULL, NULL },
@@ -622,6 +629,15 @@ static int parse_option(int c, int idx)
 			r = -EINVAL;
 		}
 		device_size = v / 512;
+		break;
+	case OPT_NEW_KEYFILE: opt.new_key_file = optarg; break;
+	case OPT_NEW_KEY_SLOT:
+		r = num("new key slot", 31, &v);
+		opt.new_key_slot = v;
+		break;
+	case OPT_NEW_TOKEN_ID:
+		r = num("new token id", INT32_MAX, &v);
+		opt.new_token_id = v;
 		break;
 	case OPT_VALUE_FEATURE:
 	case OPT_FEATURE:

@@ -62,6 +62,8 @@ struct vs_opts {
 	uint64_t luks2_metadata_size, luks2_keyslots_size;	/* bytes; 0: default */
 	const char *keyslot_cipher;	/* --keyslot-cipher, with keyslot_key_bits */
 	uint32_t keyslot_key_bits;
+	int new_key_slot;		/* --new-key-slot: CRYPT_ANY_SLOT unless given */
+	int new_token_id;		/* --new-token-id: CRYPT_ANY_TOKEN unless given */
 };
 
 extern struct vs_opts opt;
@@ -183,7 +185,9 @@ int vs_action_erase(int argc, char **argv);
 /* vs-token.c: LUKS2 tokens */
 int vs_token_preferred(void);
 int vs_token_volume_key(struct crypt_device *cd, char *key, size_t *key_size, int pin_tries);
-int vs_token_add_key(struct crypt_device *cd, const char *pass, size_t len);
+struct crypt_keyslot_context;
+int vs_token_add_key(struct crypt_device *cd, int slot_old, struct crypt_keyslot_context *kc,
+		     int slot_new, struct crypt_keyslot_context *kc_new);
 int vs_action_token(int argc, char **argv);
 
 /* vs-dm.c: every libdevmapper call */

@@ -393,62 +393,84 @@ int vs_action_luks_format(int argc, char **argv)
 	return r < 0 ? r : 0;
 }
 
-/* luksAddKey with the old keyslot opened by a passphrase (-d or asked). */
-static int add_key_by_passphrase(struct crypt_device *cd, const char *new_file)
+/*
+ * luksAddKey's context for the existing keyslot, as cryptsetup 2.6: a
+ * LUKS2 token when --token-* ask for one (unless -d FILE), else the
+ * passphrase (-d or asked), checked before the new one is asked for.
+ */
+static int add_key_old(struct crypt_device *cd, char **pass, struct crypt_keyslot_context **kc)
 {
-	char *old = NULL, *new = NULL;
-	size_t old_len = 0, new_len = 0;
+	size_t len = 0;
 	int r;
 
-	/* -S names the new slot here: the old passphrase may open any. */
-	r = existing_passphrase(cd, "Enter any existing passphrase: ", &old, &old_len);
+	if ((!opt.key_file || !strcmp(opt.key_file, "-")) && vs_token_preferred())
+		return crypt_keyslot_context_init_by_token(cd, opt.token_id, opt.token_type,
+							   NULL, 0, NULL, kc);
+	r = existing_passphrase(cd, "Enter any existing passphrase: ", pass, &len);
 	if (!r)
-		r = slot_of(cd, CRYPT_ANY_SLOT, old, old_len);
+		r = slot_of(cd, CRYPT_ANY_SLOT, *pass, len);
 	if (r < 0)
-		goto out;
-	r = new_passphrase(cd, "Enter new passphrase for key slot: ", new_file, &new, &new_len) ?:
-	    set_pbkdf(cd, crypt_get_type(cd));
-	if (!r)
-		r = crypt_keyslot_add_by_passphrase(cd, opt.key_slot, old, old_len,
-						    new, new_len);
-out:
-	crypt_safe_free(old);
-	crypt_safe_free(new);
-	return r;
+		return r;
+	if (opt.verbose)
+		printf("Key slot %d unlocked.\n", r);
+	return crypt_keyslot_context_init_by_passphrase(cd, *pass, len, kc);
 }
 
-/* luksAddKey with the old keyslot opened by a LUKS2 token (vs-token.c). */
-static int add_key_by_token(struct crypt_device *cd, const char *new_file)
+/*
+ * luksAddKey's context for the new keyslot: the passphrase of the new key
+ * file (the argument, or --new-keyfile), else of the LUKS2 token
+ * --new-token-id (@kc itself if that is the token --token-id opens), else
+ * asked. *@kc_new stays NULL when the old keyslot's context serves.
+ */
+static int add_key_new(struct crypt_device *cd, const char *new_file, char **pass,
+		       struct crypt_keyslot_context **kc_new)
 {
-	char *new = NULL;
-	size_t new_len = 0;
+	size_t len = 0;
 	int r;
 
-	/* As cryptsetup: the new passphrase first. */
-	r = new_passphrase(cd, "Enter new passphrase for key slot: ", new_file, &new, &new_len) ?:
-	    set_pbkdf(cd, crypt_get_type(cd)) ?:
-	    vs_token_add_key(cd, new, new_len);
-	crypt_safe_free(new);
-	return r;
+	if ((!new_file || !strcmp(new_file, "-")) && vs_option_given("new-token-id")) {
+		if (opt.new_token_id == opt.token_id)
+			return 0;
+		return crypt_keyslot_context_init_by_token(cd, opt.new_token_id, NULL, NULL, 0,
+							   NULL, kc_new);
+	}
+	r = new_passphrase(cd, "Enter new passphrase for key slot: ", new_file, pass, &len);
+	return r ?: crypt_keyslot_context_init_by_passphrase(cd, *pass, len, kc_new);
 }
 
 int vs_action_add_key(int argc, char **argv)
 {
-	const char *new_file = argc > 1 ? argv[1] : NULL;
+	const char *new_file = argc > 1 ? argv[1] : opt.new_key_file;
+	struct crypt_keyslot_context *kc = NULL, *kc_new = NULL;
+	int slot_old = opt.key_slot, slot_new = opt.new_key_slot, r;
+	char *old = NULL, *new = NULL;
 	struct crypt_device *cd = NULL;
-	int r;
 
+	/* As cryptsetup 2.6: -S is the new slot unless --new-key-slot is given. */
+	if (!vs_option_given("new-key-slot") && vs_option_given("key-slot")) {
+		if (!opt.batch)
+			printf("WARNING: The --key-slot parameter is used for new keyslot number.\n");
+		slot_old = CRYPT_ANY_SLOT;
+		slot_new = opt.key_slot;
+	}
 	r = vs_load_luks(argv[0], &cd);
 	if (r)
 		return r;
 	r = set_keyslot_encryption(cd);
-	/* As cryptsetup 2.6: a token when --token-* ask for one, unless -d FILE. */
-	if (!r && (!opt.key_file || !strcmp(opt.key_file, "-")) && vs_token_preferred())
-		r = add_key_by_token(cd, new_file);
-	else if (!r)
-		r = add_key_by_passphrase(cd, new_file);
+	if (!r && set_pbkdf(cd, crypt_get_type(cd))) {
+		fprintf(stderr, "Failed to set pbkdf parameters.\n");
+		r = -EINVAL;
+	}
+	r = r ?: add_key_old(cd, &old, &kc);
+	r = r < 0 ? r : add_key_new(cd, new_file, &new, &kc_new);
+	if (r >= 0)
+		r = vs_token_add_key(cd, slot_old, kc, slot_new, kc_new ?: kc);
 	if (r >= 0 && opt.verbose)
 		printf("Key slot %d created.\n", r);
+	crypt_keyslot_context_free(kc);
+	crypt_keyslot_context_free(kc_new);
+	crypt_safe_free(old);
+	crypt_safe_free(new);
 	crypt_free(cd);
 	return r < 0 ? r : 0;
 }

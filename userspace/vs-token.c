@@ -32,13 +32,11 @@ static void keyslot_msg(int keyslot)
 
 /*
  * cryptsetup's -v lines after no token gave the key (tools_token_error_msg()):
- * @error from libcryptsetup, @pin_given after a PIN.
+ * @error from libcryptsetup, @pin_given after a PIN, for the tokens @token
+ * (or any) of @type (or any).
  */
-static void token_error_msg(int error, int pin_given)
+static void token_msg(int error, int pin_given, int token, const char *type)
 {
-	const char *type = opt.token_type;
-	int token = opt.token_id;
-
 	if (error >= 0 || !opt.verbose)
 		return;
 	if (error == -ENOANO) {
@@ -68,6 +66,12 @@ static void token_error_msg(int error, int pin_given)
 	}
 }
 
+/* token_msg() for the tokens --token-id and --token-type name. */
+static void token_error_msg(int error, int pin_given)
+{
+	token_msg(error, pin_given, opt.token_id, opt.token_type);
+}
+
 /*
  * The volume key from the token --token-id names (or any, in libcryptsetup's
  * order) of type --token-type (or any), given @pin if not NULL: the keyslot
@@ -90,15 +94,18 @@ static int token_key(struct crypt_device *cd, const char *pin, size_t pin_len, c
 	return r;
 }
 
-/* cryptsetup's PIN: a terminal without echo, else a line of standard input. */
-static int read_pin(struct crypt_device *cd, char **pin, size_t *pin_len)
+/*
+ * cryptsetup's PIN of token @token (or any): a terminal without echo, else
+ * a line of standard input.
+ */
+static int read_pin(struct crypt_device *cd, int token, char **pin, size_t *pin_len)
 {
 	char prompt[64];
 
-	if (opt.token_id == CRYPT_ANY_TOKEN)
+	if (token == CRYPT_ANY_TOKEN)
 		snprintf(prompt, sizeof(prompt), "Enter token PIN: ");
 	else
-		snprintf(prompt, sizeof(prompt), "Enter token %d PIN: ", opt.token_id);
+		snprintf(prompt, sizeof(prompt), "Enter token %d PIN: ", token);
 	return vs_read_passphrase(cd, prompt, NULL, 0, 0, 0, pin, pin_len);
 }
 
@@ -110,7 +117,7 @@ static int token_pin_unlock(struct crypt_device *cd, char *key, size_t *key_size
 	int r;
 
 	do {
-		r = read_pin(cd, &pin, &pin_len);
+		r = read_pin(cd, opt.token_id, &pin, &pin_len);
 		if (r < 0)
 			break;
 		r = token_key(cd, pin, pin_len, key, key_size);
@@ -166,51 +173,66 @@ int vs_token_volume_key(struct crypt_device *cd, char *key, size_t *key_size, in
 	return r;
 }
 
-/* One try of cryptsetup's try_keyslot_add(): the new keyslot, a message. */
-static int add_by_token(struct crypt_device *cd, struct crypt_keyslot_context *kc,
-			struct crypt_keyslot_context *kc_new, int pin_given)
+/*
+ * One try of cryptsetup's try_keyslot_add(): the new keyslot, or an error
+ * after the -v lines of a token context that failed; @pin_old, @pin_new:
+ * whether a PIN was given to @kc, @kc_new.
+ */
+static int add_by_context(struct crypt_device *cd, int slot_old,
+			  struct crypt_keyslot_context *kc, int slot_new,
+			  struct crypt_keyslot_context *kc_new, int pin_old, int pin_new)
 {
-	int r = crypt_keyslot_add_by_keyslot_context(cd, CRYPT_ANY_SLOT, kc, opt.key_slot,
-						     kc_new, 0);
+	int r = crypt_keyslot_add_by_keyslot_context(cd, slot_old, kc, slot_new, kc_new, 0);
 
-	token_error_msg(crypt_keyslot_context_get_error(kc), pin_given);
+	if (crypt_keyslot_context_get_type(kc) == CRYPT_KC_TYPE_TOKEN)
+		token_error_msg(crypt_keyslot_context_get_error(kc), pin_old);
+	if (crypt_keyslot_context_get_type(kc_new) == CRYPT_KC_TYPE_TOKEN)
+		token_msg(crypt_keyslot_context_get_error(kc_new), pin_new, opt.new_token_id,
+			  NULL);
 	return r;
 }
 
+/* A token context that needs a PIN gets one (read_pin()) for @token. */
+static int set_pin(struct crypt_device *cd, struct crypt_keyslot_context *kc, int token,
+		   char **pin)
+{
+	size_t pin_len = 0;
+
+	return read_pin(cd, token, pin, &pin_len) ?:
+	       crypt_keyslot_context_set_pin(cd, *pin, pin_len, kc);
+}
+
 /**
- * vs_token_add_key() - luksAddKey with the existing keyslot opened by token
+ * vs_token_add_key() - luksAddKey's new keyslot through keyslot contexts
  * @cd: the loaded header.
- * @pass: the new passphrase.
- * @len: its length.
+ * @slot_old: the keyslot @kc opens, or CRYPT_ANY_SLOT.
+ * @kc: what opens it: a passphrase, a volume key or a LUKS2 token.
+ * @slot_new: the new keyslot, or CRYPT_ANY_SLOT for the first free one.
+ * @kc_new: its passphrase: a passphrase, or a token (--new-token-id).
  *
- * As cryptsetup 2.6's luksAddKey with --token-id, --token-type or
- * --token-only: the token (no PIN, then a PIN once if it needs one) opens
- * a keyslot, and @pass goes into --key-slot (or the first free one).
+ * As cryptsetup 2.6's luksAddKey: when a token context needs a PIN, the
+ * PIN is asked once (the old token's first, then the new one's) and the
+ * add tried again.
  *
  * Return: the new keyslot, or a negative errno.
  */
-int vs_token_add_key(struct crypt_device *cd, const char *pass, size_t len)
+int vs_token_add_key(struct crypt_device *cd, int slot_old, struct crypt_keyslot_context *kc,
+		     int slot_new, struct crypt_keyslot_context *kc_new)
 {
-	struct crypt_keyslot_context *kc = NULL, *kc_new = NULL;
-	char *pin = NULL;
-	size_t pin_len = 0;
+	char *pin = NULL, *pin_new = NULL;
 	int r;
 
-	r = crypt_keyslot_context_init_by_token(cd, opt.token_id, opt.token_type, NULL, 0,
-						NULL, &kc) ?:
-	    crypt_keyslot_context_init_by_passphrase(cd, pass, len, &kc_new);
-	if (r < 0)
-		goto out;
-	r = add_by_token(cd, kc, kc_new, 0);
+	r = add_by_context(cd, slot_old, kc, slot_new, kc_new, 0, 0);
 	if (r == -ENOANO && crypt_keyslot_context_get_error(kc) == -ENOANO) {
-		r = read_pin(cd, &pin, &pin_len) ?:
-		    crypt_keyslot_context_set_pin(cd, pin, pin_len, kc) ?:
-		    add_by_token(cd, kc, kc_new, 1);
+		r = set_pin(cd, kc, opt.token_id, &pin) ?:
+		    add_by_context(cd, slot_old, kc, slot_new, kc_new, 1, 0);
 	}
-out:
-	crypt_keyslot_context_free(kc);
-	crypt_keyslot_context_free(kc_new);
+	if (r == -ENOANO && crypt_keyslot_context_get_error(kc_new) == -ENOANO) {
+		r = set_pin(cd, kc_new, opt.new_token_id, &pin_new) ?:
+		    add_by_context(cd, slot_old, kc, slot_new, kc_new, pin != NULL, 1);
+	}
 	crypt_safe_free(pin);
+	crypt_safe_free(pin_new);
 	return r;
 }
 

@@ -6,8 +6,8 @@
 # where an action changes a header, both headers must then say the same
 # (luksDump with salts, digests and uuids left out). Volumes made by one
 # tool open with the other, both ways, and read the other's data. The
-# LUKS2 area sizes and keyslot ciphers and --device-size give what
-# cryptsetup's give, with its messages.
+# LUKS2 area sizes and keyslot ciphers, --device-size, luksAddKey's
+# --new-* options give what cryptsetup's give, with its messages.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
@@ -448,6 +448,34 @@ want=1 both "" luksFormat -q --type luks1 --pbkdf-force-iterations 1000 \
 	--keyslot-cipher aes-cbc-essiv:sha256 --keyslot-key-size 256 @DEV@ "$WORK/k1"
 said "Keyslot encryption parameters can be set only for LUKS2 device."
 
+# luksAddKey's spellings of cryptsetup 2.6: --new-keyfile, --new-key-slot
+# (-S then names the keyslot that opens), --new-token-id (the new
+# passphrase from a token).
+want=0 both "" luksFormat -q $fast @DEV@ "$WORK/k1"
+want=0 both "" luksAddKey $fast -d "$WORK/k1" --new-keyfile "$WORK/k2" --new-key-slot 3 @DEV@
+same_header "luksAddKey --new-keyfile --new-key-slot 3"
+want=0 both "" open --test-passphrase -d "$WORK/k2" -S 3 @DEV@
+want=2 both "" luksAddKey $fast -d "$WORK/k1" -S 3 --new-key-slot 5 @DEV@ "$WORK/k3"
+want=0 both "" luksAddKey $fast -d "$WORK/k1" -S 0 --new-key-slot 5 @DEV@ "$WORK/k3"
+same_header "luksAddKey -S 0 --new-key-slot 5"
+want=0 both "" open --test-passphrase -d "$WORK/k3" -S 5 @DEV@
+want=1 both "" luksChangeKey --new-keyfile "$WORK/k2" -d "$WORK/k1" @DEV@
+said "Option --new-keyfile is not allowed with luksChangeKey action."
+desc=veil-005-new-token
+keyctl add user "$desc" second @u > /dev/null
+at_exit "keyctl purge user $desc"
+if ! keyctl request user "$desc" > /dev/null 2>&1; then
+	keyctl link @u @s || skip "no session keyring to link the user keyring into"
+	at_exit "keyctl unlink @u @s"
+fi
+want=0 both "" token add --key-description "$desc" @DEV@
+want=0 both "" luksAddKey $fast -d "$WORK/k1" --new-token-id 0 --new-key-slot 7 @DEV@
+want=0 both "" open --test-passphrase -d "$WORK/k2" -S 7 @DEV@
+want=0 both "" luksAddKey $fast --token-id 0 --new-token-id 0 --new-key-slot 8 @DEV@
+want=0 both "" open --test-passphrase -d "$WORK/k2" -S 8 @DEV@
+want=1 both "" luksAddKey $fast -d "$WORK/k1" --new-token-id 4 @DEV@
+same_header "luksAddKey --new-token-id"
+
 # --device-size: bytes, with cryptsetup's units, for plain open and
 # resize; checked as cryptsetup checks it.
 want=0 both "pass" open --type plain --device-size 8M @DEV@ @NAME@
@@ -477,4 +505,4 @@ said "Device size is not aligned to requested sector size."
 same_size "resize --device-size 16M + 512 (refused)"
 want=0 both "" close @NAME@
 
-echo "ok: metadata sizes, keyslot ciphers, --device-size"
+echo "ok: metadata sizes, keyslot ciphers, --device-size, --new-*"
