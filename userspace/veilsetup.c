@@ -113,7 +113,7 @@ enum {
 	OPT_TCRYPT_FLAG, OPT_VERACRYPT, OPT_VERACRYPT_PIM, OPT_VERACRYPT_QUERY_PIM,
 	OPT_LUKS2_METADATA_SIZE, OPT_LUKS2_KEYSLOTS_SIZE, OPT_KEYSLOT_CIPHER,
 	OPT_KEYSLOT_KEY_SIZE, OPT_DEVICE_SIZE, OPT_NEW_KEYFILE, OPT_NEW_KEY_SLOT,
-	OPT_NEW_TOKEN_ID,
+	OPT_NEW_TOKEN_ID, OPT_DEFERRED, OPT_CANCEL_DEFERRED,
 };
 
 /*
@@ -240,6 +240,10 @@ static const struct vs_option {
 	  "the cipher of the new LUKS2 keyslot", "luksFormat luksAddKey luksChangeKey", NULL },
 	{ "keyslot-key-size", required_argument, OPT_KEYSLOT_KEY_SIZE, "BITS",
 	  "the key size of --keyslot-cipher", "luksFormat luksAddKey luksChangeKey", NULL },
+	{ "deferred", no_argument, OPT_DEFERRED, NULL,
+	  "close: remove once the last user closes it", "close", NULL },
+	{ "cancel-deferred", no_argument, OPT_CANCEL_DEFERRED, NULL,
+	  "close: cancel a deferred removal", "close", NULL },
 	{ "persistent", no_argument, OPT_PERSISTENT, NULL,
 	  "store the flags in the LUKS2 header", "open", NULL },
 	{ "perf-" VEIL_OPT_SAME_CPU, no_argument, OPT_PERF, NULL,
@@ -445,14 +449,16 @@ static uint64_t device_size;
  * cryptsetup's checks of options that go together or exclude each other,
  * made before any action runs, with its messages (exit code 1).
  */
-static int check_combinations(void)
+static int check_combinations(const struct action *a)
 {
-	const char *msg = NULL;
+	const char *action = a->options_as ?: a->name, *msg = NULL;
 
 	if (!opt.keyslot_cipher != !opt.keyslot_key_bits)
 		msg = "Options --keyslot-cipher and --keyslot-key-size must be used together.";
 	else if (device_size && vs_option_given("size"))
 		msg = "Options --device-size and --size cannot be combined.";
+	else if (!strcmp(action, "close") && opt.deferred && opt.cancel_deferred)
+		msg = "Options --cancel-deferred and --deferred cannot be used at the same time.";
 	if (!msg)
 		return 0;
 	fprintf(stderr, "veilsetup: %s\n", msg);
@@ -639,6 +645,8 @@ static int parse_option(int c, int idx)
 		r = num("new token id", INT32_MAX, &v);
 		opt.new_token_id = v;
 		break;
+	case OPT_DEFERRED: opt.deferred = 1; break;
+	case OPT_CANCEL_DEFERRED: opt.cancel_deferred = 1; break;
 	case OPT_VALUE_FEATURE:
 	case OPT_FEATURE:
 		/* a mapping's options: a LUKS header has no place for them */
@@ -725,7 +733,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Unknown action.\n");
 		return VS_EXIT_PARAMS;
 	}
-	if (check_options(a) || check_combinations())
+	if (check_options(a) || check_combinations(a))
 		return VS_EXIT_PARAMS;
 	if (device_size)
 		opt.size = device_size;

@@ -64,6 +64,7 @@ struct vs_opts {
 	uint32_t keyslot_key_bits;
 	int new_key_slot;		/* --new-key-slot: CRYPT_ANY_SLOT unless given */
 	int new_token_id;		/* --new-token-id: CRYPT_ANY_TOKEN unless given */
+	int deferred, cancel_deferred;	/* close */
 };
 
 extern struct vs_opts opt;
@@ -200,6 +201,8 @@ int vs_dm_create(const struct vs_map *m, const char *table, int read_only);
 void vs_dm_create_failed(const char *name);
 int vs_dm_reload(const char *name, const char *table, int read_only);
 int vs_dm_remove(const char *name);
+int vs_dm_remove_deferred(const char *name);
+int vs_dm_cancel_deferred(const char *name);
 int vs_dm_suspend(const char *name);
 int vs_dm_resume(const char *name);
 int vs_dm_message(const char *name, const char *msg);
@@ -237,7 +240,7 @@ int vs_foreign_check_options(const char *type);
 int vs_foreign_open(const char *type, const char *device, const char *name);
 const char *vs_foreign_uuid_type(const char *uuid);
 void vs_foreign_table(const char *name, struct vs_table *t);
-int vs_foreign_close(const char *name, const struct vs_table *t);
+int vs_foreign_close(const char *name, const struct vs_table *t, int deferred);
 int vs_action_foreign_dump(int argc, char **argv);
 
 /* vs-status.c */

@@ -293,6 +293,48 @@ int vs_dm_remove(const char *name)
 	return ok ? 0 : -EBUSY;
 }
 
+/**
+ * vs_dm_remove_deferred() - remove @name, or when it is open, once the
+ * last user closes it (device-mapper's deferred remove, close --deferred)
+ * @name: the device.
+ *
+ * Return: 0 (removed, or the removal deferred), or -EBUSY.
+ */
+int vs_dm_remove_deferred(const char *name)
+{
+	struct dm_task *dmt = task(DM_DEVICE_REMOVE, name);
+	int ok;
+
+	if (!dmt)
+		return -ENOMEM;
+	ok = dm_task_deferred_remove(dmt) && run_synced(dmt, 0);
+	dm_task_destroy(dmt);
+	return ok ? 0 : -EBUSY;
+}
+
+/**
+ * vs_dm_cancel_deferred() - cancel a deferred remove of @name
+ * @name: the device.
+ *
+ * device-mapper's "@cancel_deferred_remove" message, as libcryptsetup
+ * sends it (close --cancel-deferred).
+ *
+ * Return: 0, or -ENOTSUP (no removal was deferred, or the kernel has no
+ * deferred remove).
+ */
+int vs_dm_cancel_deferred(const char *name)
+{
+	struct dm_task *dmt = task(DM_DEVICE_TARGET_MSG, name);
+	int ok;
+
+	if (!dmt)
+		return -ENOMEM;
+	ok = dm_task_set_sector(dmt, 0) && dm_task_set_message(dmt, "@cancel_deferred_remove") &&
+	     dm_task_run(dmt);
+	dm_task_destroy(dmt);
+	return ok ? 0 : -ENOTSUP;
+}
+
 /*
  * The first target of @name: its type, its table (@status = 0, with the key)
  * or status (@status = 1) parameters, its length, the device's uuid and

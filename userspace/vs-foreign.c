@@ -710,6 +710,7 @@ out:
  * vs_foreign_close() - remove the lower layers of a TCRYPT mapping
  * @name: the mapping, just removed.
  * @t: its table, read before.
+ * @deferred: close --deferred: each layer goes once the one above is gone.
  *
  * As cryptsetup's close: <name>_1, then <name>_2, each if the layer above
  * maps it and it has the dm uuid libcryptsetup gives that layer of @name.
@@ -717,7 +718,7 @@ out:
  *
  * Return: 0, or -EBUSY after a message.
  */
-int vs_foreign_close(const char *name, const struct vs_table *t)
+int vs_foreign_close(const char *name, const struct vs_table *t, int deferred)
 {
 	struct vs_target_fields *c;
 	char lname[160], type[32];
@@ -731,7 +732,7 @@ int vs_foreign_close(const char *name, const struct vs_table *t)
 	snprintf(c->dev, sizeof(c->dev), "%s", t->dev);
 	for (i = 1; !r && i < MAX_LAYERS &&
 	     next_layer(name, t->uuid, i, c, type, lname, sizeof(lname)); i++) {
-		if (vs_dm_remove(lname)) {
+		if (deferred ? vs_dm_remove_deferred(lname) : vs_dm_remove(lname)) {
 			fprintf(stderr, "Device %s is still in use.\n", lname);
 			r = -EBUSY;
 		}

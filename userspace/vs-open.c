@@ -410,6 +410,22 @@ int vs_action_create(int argc, char **argv)
 	return vs_action_open(2, args);
 }
 
+/*
+ * close --cancel-deferred: as libcryptsetup, the message to the mapping;
+ * a removal veilsetup deferred for the dm-integrity device below is
+ * cancelled too.
+ */
+static int cancel_deferred(const char *name, const struct vs_table *t)
+{
+	int r = vs_dm_cancel_deferred(name);
+
+	if (r)
+		fprintf(stderr, "Could not cancel deferred remove from device %s.\n", name);
+	else if (t->dif[0])
+		vs_dm_cancel_deferred(t->dif);
+	return r;
+}
+
 int vs_action_close(int argc, char **argv)
 {
 	struct vs_table t;
@@ -421,18 +437,28 @@ int vs_action_close(int argc, char **argv)
 	explicit_bzero(t.key, sizeof(t.key));
 	if (r)
 		return r;
-	r = vs_dm_remove(argv[0]);
-	if (r)
+	if (opt.cancel_deferred)
+		return cancel_deferred(argv[0], &t);
+	r = opt.deferred ? vs_dm_remove_deferred(argv[0]) : vs_dm_remove(argv[0]);
+	if (r) {
 		fprintf(stderr, "Device %s is still in use.\n", argv[0]);
-	/* As cryptsetup: the dm-integrity device below goes too. */
-	else if (t.dif[0] && vs_dm_remove(t.dif)) {
-		fprintf(stderr, "Device %s is still in use.\n", t.dif);
-		r = -EBUSY;
-	} else {
-		/* and a TCRYPT cascade's lower layers */
-		r = vs_foreign_close(argv[0], &t);
+		return r;
 	}
-	return r;
+	/* --deferred and still open: what is below goes after it. */
+	if (opt.deferred && vs_dm_exists(argv[0])) {
+		printf("Device %s is still active and scheduled for deferred removal.\n",
+		       argv[0]);
+		if (t.dif[0])
+			vs_dm_remove_deferred(t.dif);
+		return vs_foreign_close(argv[0], &t, 1);
+	}
+	/* As cryptsetup: the dm-integrity device below goes too. */
+	if (t.dif[0] && vs_dm_remove(t.dif)) {
+		fprintf(stderr, "Device %s is still in use.\n", t.dif);
+		return -EBUSY;
+	}
+	/* and a TCRYPT cascade's lower layers */
+	return vs_foreign_close(argv[0], &t, 0);
 }
 
 /*

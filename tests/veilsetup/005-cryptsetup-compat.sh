@@ -7,7 +7,8 @@
 # (luksDump with salts, digests and uuids left out). Volumes made by one
 # tool open with the other, both ways, and read the other's data. The
 # LUKS2 area sizes and keyslot ciphers, --device-size, luksAddKey's
-# --new-* options give what cryptsetup's give, with its messages.
+# --new-* options and close --deferred give what cryptsetup's give, with
+# its messages.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
@@ -505,4 +506,35 @@ said "Device size is not aligned to requested sector size."
 same_size "resize --device-size 16M + 512 (refused)"
 want=0 both "" close @NAME@
 
-echo "ok: metadata sizes, keyslot ciphers, --device-size, --new-*"
+# close --deferred: an open mapping goes when its last user closes it;
+# --cancel-deferred keeps it.
+want=0 both "" luksFormat -q $fast @DEV@ "$WORK/k1"
+want=0 both "" open -d "$WORK/k1" @DEV@ @NAME@
+deferred() { dmsetup info "$1" 2>/dev/null | grep -q 'DEFERRED REMOVE'; }
+exec 7< "/dev/mapper/cs-$n" 8< "/dev/mapper/vs-$n"
+want=0 both "" close --deferred @NAME@
+said "Device @NAME@ is still active and scheduled for deferred removal."
+deferred vs-$n && deferred cs-$n || fail "close --deferred: $(dmsetup info vs-$n)"
+want=0 both "" close --cancel-deferred @NAME@
+! deferred vs-$n && ! deferred cs-$n || fail "close --cancel-deferred: $(dmsetup info vs-$n)"
+want=1 both "" close --deferred --cancel-deferred @NAME@
+said "Options --cancel-deferred and --deferred cannot be used at the same time."
+want=1 both "" open --deferred -d "$WORK/k1" @DEV@ @NAME@
+said "Option --deferred is not allowed with open action."
+want=0 both "" close --deferred @NAME@
+exec 7<&- 8<&-
+# (device-mapper removes them from a work queue after the last close)
+for i in $(seq 50); do
+	dmsetup info cs-$n > /dev/null 2>&1 || dmsetup info vs-$n > /dev/null 2>&1 || break
+	sleep 0.1
+done
+for d in cs-$n vs-$n; do
+	! dmsetup info "$d" > /dev/null 2>&1 || fail "$d is still there after its last close: $(dmsetup info "$d")"
+done
+want=4 both "" close --deferred @NAME@
+want=0 both "" open -d "$WORK/k1" @DEV@ @NAME@
+want=0 both "" close --deferred @NAME@
+[ ! -s "$WORK/out-v" ] || fail "close --deferred of an unused mapping printed: $(cat "$WORK/out-v")"
+dmsetup info vs-$n > /dev/null 2>&1 && fail "close --deferred left an unused mapping"
+
+echo "ok: metadata sizes, keyslot ciphers, --device-size, --new-*, --deferred"
