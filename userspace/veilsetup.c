@@ -113,7 +113,8 @@ enum {
 	OPT_TCRYPT_FLAG, OPT_VERACRYPT, OPT_VERACRYPT_PIM, OPT_VERACRYPT_QUERY_PIM,
 	OPT_LUKS2_METADATA_SIZE, OPT_LUKS2_KEYSLOTS_SIZE, OPT_KEYSLOT_CIPHER,
 	OPT_KEYSLOT_KEY_SIZE, OPT_DEVICE_SIZE, OPT_NEW_KEYFILE, OPT_NEW_KEY_SLOT,
-	OPT_NEW_TOKEN_ID, OPT_DEFERRED, OPT_CANCEL_DEFERRED,
+	OPT_NEW_TOKEN_ID, OPT_DEFERRED, OPT_CANCEL_DEFERRED, OPT_DUMP_VOLUME_KEY,
+	OPT_DUMP_JSON, OPT_VOLUME_KEY_FILE,
 };
 
 /*
@@ -240,6 +241,15 @@ static const struct vs_option {
 	  "the cipher of the new LUKS2 keyslot", "luksFormat luksAddKey luksChangeKey", NULL },
 	{ "keyslot-key-size", required_argument, OPT_KEYSLOT_KEY_SIZE, "BITS",
 	  "the key size of --keyslot-cipher", "luksFormat luksAddKey luksChangeKey", NULL },
+	{ "volume-key-file", required_argument, OPT_VOLUME_KEY_FILE, "FILE",
+	  "the raw volume key: read by open, luksFormat, luksAddKey; written by luksDump",
+	  NULL, NULL },
+	{ "master-key-file", required_argument, OPT_VOLUME_KEY_FILE, "FILE", NULL, NULL, NULL },
+	{ "dump-volume-key", no_argument, OPT_DUMP_VOLUME_KEY, NULL,
+	  "luksDump: the volume key (asks YES, then the passphrase)", NULL, NULL },
+	{ "dump-master-key", no_argument, OPT_DUMP_VOLUME_KEY, NULL, NULL, NULL, NULL },
+	{ "dump-json-metadata", no_argument, OPT_DUMP_JSON, NULL,
+	  "luksDump: the LUKS2 JSON metadata", NULL, NULL },
 	{ "deferred", no_argument, OPT_DEFERRED, NULL,
 	  "close: remove once the last user closes it", "close", NULL },
 	{ "cancel-deferred", no_argument, OPT_CANCEL_DEFERRED, NULL,
@@ -647,6 +657,9 @@ static int parse_option(int c, int idx)
 		break;
 	case OPT_DEFERRED: opt.deferred = 1; break;
 	case OPT_CANCEL_DEFERRED: opt.cancel_deferred = 1; break;
+	case OPT_DUMP_VOLUME_KEY: opt.dump_volume_key = 1; break;
+	case OPT_DUMP_JSON: opt.dump_json = 1; break;
+	case OPT_VOLUME_KEY_FILE: opt.volume_key_file = optarg; break;
 	case OPT_VALUE_FEATURE:
 	case OPT_FEATURE:
 		/* a mapping's options: a LUKS header has no place for them */

@@ -65,6 +65,8 @@ struct vs_opts {
 	int new_key_slot;		/* --new-key-slot: CRYPT_ANY_SLOT unless given */
 	int new_token_id;		/* --new-token-id: CRYPT_ANY_TOKEN unless given */
 	int deferred, cancel_deferred;	/* close */
+	int dump_volume_key, dump_json;	/* luksDump */
+	const char *volume_key_file;	/* the raw volume key, read or written */
 };
 
 extern struct vs_opts opt;
@@ -93,6 +95,9 @@ void vs_log(int level, const char *msg, void *usrptr);
 int vs_confirm(const char *question, const char *aborted);
 int vs_number_arg(const char *s, const char *what, uint64_t max, uint64_t *out);
 int vs_size_arg(const char *s, const char *option, uint64_t *out);
+int vs_read_volume_key(const char *file, size_t key_size, char **key);
+int vs_write_volume_key(const char *file, const char *key, size_t key_size);
+int vs_print_key_hex(const char *key, size_t len, size_t wrap);
 int vs_tries_tty(void);
 int vs_crypt_init(const char *header, const char *device, struct crypt_device **cd);
 void vs_signals_hold(sigset_t *old);

@@ -497,6 +497,36 @@ static int bitlk_volume_key(struct crypt_device *cd, const char *pass, size_t le
 }
 
 /*
+ * --volume-key-file for a BITLK or FVAULT2 device, as cryptsetup: the key
+ * (of the header's size, or --key-size) activated by libcryptsetup, which
+ * checks it (and in 2.6 activates FVAULT2 by passphrase only: its error);
+ * with no name (--test-passphrase) it is only checked.
+ */
+static int unlock_by_key_file(struct crypt_device *cd, const char *name)
+{
+	size_t key_size = crypt_get_volume_key_size(cd);
+	char *key = NULL;
+	sigset_t old;
+	int r;
+
+	if (!key_size && !opt.key_bits) {
+		fprintf(stderr, "Cannot determine volume key size for %s, please use --key-size option.\n",
+			crypt_get_type(cd));
+		return -EINVAL;
+	}
+	key_size = key_size ?: (size_t)opt.key_bits / 8;
+	r = vs_read_volume_key(opt.volume_key_file, key_size, &key);
+	if (r)
+		return r;
+	vs_signals_hold(&old);
+	r = crypt_activate_by_volume_key(cd, name, key, key_size, name ? activation_flags() : 0);
+	crypt_safe_free(key);
+	r = swap_stack(name, r, NULL);
+	vs_signals_release(&old);
+	return r < 0 ? r : 0;
+}
+
+/*
  * The passphrase of a BITLK or FVAULT2 device, checked by libcryptsetup,
  * up to --tries times on a terminal: with no name, as cryptsetup's
  * --test-passphrase; with @name, the volume is mapped as @name. A BITLK
@@ -513,6 +543,8 @@ static int unlock(struct crypt_device *cd, const char *device, const char *name)
 	size_t len, key_size = 0;
 	sigset_t old;
 
+	if (opt.volume_key_file)
+		return unlock_by_key_file(cd, name);
 	snprintf(prompt, sizeof(prompt), "Enter passphrase for %s: ", device);
 	do {
 		r = vs_read_passphrase(cd, prompt, opt.key_file, opt.keyfile_offset,
@@ -741,6 +773,81 @@ int vs_foreign_close(const char *name, const struct vs_table *t, int deferred)
 	return r;
 }
 
+/*
+ * tcryptDump, bitlkDump, fvault2Dump --dump-volume-key, as cryptsetup's:
+ * a YES first; a TCRYPT key comes with the header the passphrase opened,
+ * a BITLK or FVAULT2 one takes a passphrase (--key-file or asked). The
+ * key is printed in hex or, not for TCRYPT, written to --volume-key-file.
+ */
+static int dump_volume_key(struct crypt_device *cd, const char *device)
+{
+	int tcrypt = !strcmp(crypt_get_type(cd), CRYPT_TCRYPT);
+	int bitlk = !strcmp(crypt_get_type(cd), CRYPT_BITLK);
+	size_t key_size = crypt_get_volume_key_size(cd), len = 0;
+	char *key = NULL, *pass = NULL, prompt[300];
+	int r;
+
+	if (vs_confirm(tcrypt ? "Header dump with volume key is sensitive information\n"
+			 "which allows access to encrypted partition without passphrase.\n"
+			 "This dump should be always stored encrypted on safe place." :
+			 "The header dump with volume key is sensitive information\n"
+			 "that allows access to encrypted partition without a passphrase.\n"
+			 "This dump should be stored encrypted in a safe place.", NULL))
+		return -EPERM;
+	key = crypt_safe_alloc(key_size ?: 1);
+	if (!key)
+		return -ENOMEM;
+	if (!tcrypt) {
+		snprintf(prompt, sizeof(prompt), "Enter passphrase for %s: ", device);
+		r = vs_read_passphrase(cd, prompt, opt.key_file, opt.keyfile_offset,
+				       opt.keyfile_size, VS_PASS_EMPTY_OK, &pass, &len);
+		if (r < 0)
+			goto out;
+	}
+	r = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, key, &key_size, pass, len);
+	if (r < 0 && !tcrypt && r == -EPERM)
+		fprintf(stderr, "No key available with this passphrase.\n");
+	else if (r < 0 && !tcrypt && r == -ENOENT)
+		fprintf(stderr, "No usable keyslot is available.\n");
+	if (r < 0)
+		goto out;
+	if (!tcrypt && opt.verbose)
+		printf("Key slot %d unlocked.\n", r);
+	if (!tcrypt && opt.volume_key_file) {
+		r = vs_write_volume_key(opt.volume_key_file, key, key_size);
+		if (r)
+			goto out;
+	}
+	if (tcrypt || bitlk) {
+		printf("%s header information for %s\n", crypt_get_type(cd),
+		       crypt_get_device_name(cd));
+		printf(tcrypt ? "Cipher chain:  \t%s\n" : "Cipher name:   \t%s\n",
+		       crypt_get_cipher(cd));
+		printf("Cipher mode:   \t%s\n", crypt_get_cipher_mode(cd));
+		if (tcrypt)
+			printf("Payload offset:\t%d\n", (int)crypt_get_data_offset(cd));
+		else
+			printf("UUID:          \t%s\n", crypt_get_uuid(cd));
+		printf("MK bits:       \t%d\n", (int)key_size * 8);
+		if (bitlk && opt.volume_key_file) {
+			printf("Key stored to file %s.\n", opt.volume_key_file);
+			goto out;
+		}
+		printf("MK dump:\t");
+		r = vs_print_key_hex(key, key_size, 16);
+	} else {
+		r = crypt_dump(cd);
+		if (r < 0)
+			goto out;
+		printf("Volume key:       \t");
+		r = vs_print_key_hex(key, key_size, 0);
+	}
+out:
+	crypt_safe_free(pass);
+	crypt_safe_free(key);
+	return r < 0 ? r : 0;
+}
+
 /* tcryptDump, bitlkDump, fvault2Dump <device>: libcryptsetup's dump. */
 int vs_action_foreign_dump(int argc, char **argv)
 {
@@ -754,7 +861,7 @@ int vs_action_foreign_dump(int argc, char **argv)
 		return r;
 	r = strcmp(opt.type, "tcrypt") ? load_header(cd, f, argv[0]) : tcrypt_load(cd, argv[0]);
 	if (r >= 0)
-		r = crypt_dump(cd);
+		r = opt.dump_volume_key ? dump_volume_key(cd, argv[0]) : crypt_dump(cd);
 	crypt_free(cd);
 	return r < 0 ? r : 0;
 }

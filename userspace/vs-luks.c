@@ -282,7 +282,7 @@ int vs_action_luks_format(int argc, char **argv)
 	struct crypt_params_luks1 p1 = { .hash = opt.hash ?: "sha256",
 					 .data_alignment = opt.align_payload };
 	struct crypt_device *cd = NULL;
-	char cipher[32], mode[32], *pass = NULL, question[512], integrity[32] = "";
+	char cipher[32], mode[32], *pass = NULL, question[512], integrity[32] = "", *vk = NULL;
 	size_t pass_len = 0, key_bytes, integrity_bytes = 0;
 	void *head = NULL;
 	int r;
@@ -363,6 +363,8 @@ int vs_action_luks_format(int argc, char **argv)
 		r = vs_read_passphrase(cd, "Enter passphrase for the new volume: ",
 				       key_file_arg(argc, argv), opt.keyfile_offset,
 				       opt.keyfile_size, VS_PASS_VERIFY, &pass, &pass_len);
+	if (!r && opt.volume_key_file)
+		r = vs_read_volume_key(opt.volume_key_file, key_bytes, &vk);
 	if (!r)
 		r = set_pbkdf(cd, type);
 	if (!r) {
@@ -373,14 +375,15 @@ int vs_action_luks_format(int argc, char **argv)
 			free(head);
 			head = NULL;
 		}
-		r = crypt_format(cd, type, cipher, mode, opt.uuid, NULL, key_bytes,
+		r = crypt_format(cd, type, cipher, mode, opt.uuid, vk, key_bytes,
 				 !strcmp(type, CRYPT_LUKS1) ? (void *)&p1 : (void *)&p2);
 		if (r < 0)
 			format_failed(opt.header ?: argv[0], head);
 	}
 	if (!r) {
 		r = set_keyslot_encryption(cd) ?:
-		    crypt_keyslot_add_by_volume_key(cd, opt.key_slot, NULL, 0, pass, pass_len);
+		    crypt_keyslot_add_by_volume_key(cd, opt.key_slot, vk, vk ? key_bytes : 0,
+						    pass, pass_len);
 		if (r < 0 && wipe_header(cd) < 0)
 			fprintf(stderr, "The LUKS header on %s is written, but its first keyslot is not, and it could not be wiped: no passphrase opens it. Run luksFormat again.\n",
 				opt.header ?: argv[0]);
@@ -390,19 +393,36 @@ int vs_action_luks_format(int argc, char **argv)
 	free(head);
 	crypt_free(cd);
 	crypt_safe_free(pass);
+	crypt_safe_free(vk);
 	return r < 0 ? r : 0;
 }
 
 /*
- * luksAddKey's context for the existing keyslot, as cryptsetup 2.6: a
- * LUKS2 token when --token-* ask for one (unless -d FILE), else the
- * passphrase (-d or asked), checked before the new one is asked for.
+ * luksAddKey's context for the existing keyslot, as cryptsetup 2.6: the
+ * volume key (--volume-key-file), a LUKS2 token when --token-* ask for
+ * one (unless -d FILE), else the passphrase (-d or asked), checked before
+ * the new one is asked for. *@vk holds the key until the add.
  */
-static int add_key_old(struct crypt_device *cd, char **pass, struct crypt_keyslot_context **kc)
+static int add_key_old(struct crypt_device *cd, char **vk, char **pass,
+		       struct crypt_keyslot_context **kc)
 {
-	size_t len = 0;
+	size_t key_size = crypt_get_volume_key_size(cd), len = 0;
 	int r;
 
+	if (opt.volume_key_file) {
+		if (!key_size && !opt.key_bits) {
+			fprintf(stderr, "Cannot determine volume key size for LUKS without keyslots, please use --key-size option.\n");
+			return -EINVAL;
+		}
+		key_size = key_size ?: (size_t)opt.key_bits / 8;
+		r = vs_read_volume_key(opt.volume_key_file, key_size, vk);
+		if (r)
+			return r;
+		r = crypt_volume_key_verify(cd, *vk, key_size);
+		if (r == -EPERM)
+			fprintf(stderr, "Volume key does not match the volume.\n");
+		return r < 0 ? r : crypt_keyslot_context_init_by_volume_key(cd, *vk, key_size, kc);
+	}
 	if ((!opt.key_file || !strcmp(opt.key_file, "-")) && vs_token_preferred())
 		return crypt_keyslot_context_init_by_token(cd, opt.token_id, opt.token_type,
 							   NULL, 0, NULL, kc);
@@ -443,7 +463,7 @@ int vs_action_add_key(int argc, char **argv)
 	const char *new_file = argc > 1 ? argv[1] : opt.new_key_file;
 	struct crypt_keyslot_context *kc = NULL, *kc_new = NULL;
 	int slot_old = opt.key_slot, slot_new = opt.new_key_slot, r;
-	char *old = NULL, *new = NULL;
+	char *vk = NULL, *old = NULL, *new = NULL;
 	struct crypt_device *cd = NULL;
 
 	/* As cryptsetup 2.6: -S is the new slot unless --new-key-slot is given. */
@@ -461,7 +481,7 @@ int vs_action_add_key(int argc, char **argv)
 		fprintf(stderr, "Failed to set pbkdf parameters.\n");
 		r = -EINVAL;
 	}
-	r = r ?: add_key_old(cd, &old, &kc);
+	r = r ?: add_key_old(cd, &vk, &old, &kc);
 	r = r < 0 ? r : add_key_new(cd, new_file, &new, &kc_new);
 	if (r >= 0)
 		r = vs_token_add_key(cd, slot_old, kc, slot_new, kc_new ?: kc);
@@ -469,6 +489,7 @@ int vs_action_add_key(int argc, char **argv)
 		printf("Key slot %d created.\n", r);
 	crypt_keyslot_context_free(kc);
 	crypt_keyslot_context_free(kc_new);
+	crypt_safe_free(vk);
 	crypt_safe_free(old);
 	crypt_safe_free(new);
 	crypt_free(cd);
@@ -623,6 +644,60 @@ out:
 	return r < 0 ? r : 0;
 }
 
+/*
+ * luksDump --dump-volume-key, as cryptsetup: a YES first (on a terminal,
+ * without -q), a passphrase of any keyslot, then the header's summary and
+ * the key in hex, or with --volume-key-file the key into that new file.
+ */
+static int dump_volume_key(struct crypt_device *cd)
+{
+	size_t key_size = crypt_get_volume_key_size(cd), len = 0;
+	char *key = NULL, *pass = NULL, prompt[256];
+	int r;
+
+	if (vs_confirm("The header dump with volume key is sensitive information\n"
+		       "that allows access to encrypted partition without a passphrase.\n"
+		       "This dump should be stored encrypted in a safe place.", NULL))
+		return -EPERM;
+	key = crypt_safe_alloc(key_size ?: 1);
+	if (!key)
+		return -ENOMEM;
+	snprintf(prompt, sizeof(prompt), "Enter passphrase for %s: ", crypt_get_device_name(cd));
+	r = existing_passphrase(cd, prompt, &pass, &len);
+	if (r)
+		goto out;
+	r = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, key, &key_size, pass, len);
+	if (r == -EPERM)
+		fprintf(stderr, "No key available with this passphrase.\n");
+	else if (r == -ENOENT)
+		fprintf(stderr, "No usable keyslot is available.\n");
+	if (r < 0)
+		goto out;
+	if (opt.verbose)
+		printf("Key slot %d unlocked.\n", r);
+	if (opt.volume_key_file) {
+		r = vs_write_volume_key(opt.volume_key_file, key, key_size);
+		if (r)
+			goto out;
+	}
+	printf("LUKS header information for %s\n", crypt_get_device_name(cd));
+	printf("Cipher name:   \t%s\n", crypt_get_cipher(cd));
+	printf("Cipher mode:   \t%s\n", crypt_get_cipher_mode(cd));
+	printf("Payload offset:\t%d\n", (int)crypt_get_data_offset(cd));
+	printf("UUID:          \t%s\n", crypt_get_uuid(cd));
+	printf("MK bits:       \t%d\n", (int)key_size * 8);
+	if (opt.volume_key_file) {
+		printf("Key stored to file %s.\n", opt.volume_key_file);
+		goto out;
+	}
+	printf("MK dump:\t");
+	r = vs_print_key_hex(key, key_size, 16);
+out:
+	crypt_safe_free(pass);
+	crypt_safe_free(key);
+	return r < 0 ? r : 0;
+}
+
 int vs_action_dump(int argc, char **argv)
 {
 	struct crypt_device *cd = NULL;
@@ -630,7 +705,13 @@ int vs_action_dump(int argc, char **argv)
 
 	(void)argc;
 	r = vs_load_luks(argv[0], &cd);
-	if (!r)
+	if (r)
+		return r;
+	if (opt.dump_volume_key)
+		r = dump_volume_key(cd);
+	else if (opt.dump_json)
+		r = crypt_dump_json(cd, NULL, 0);
+	else
 		r = crypt_dump(cd);
 	crypt_free(cd);
 	return r;

@@ -267,6 +267,29 @@ static int luks_volume_key(struct crypt_device *cd, struct vs_map *m, const char
 	return r;
 }
 
+/*
+ * --volume-key-file: the volume key of @cd from that file into @m->key,
+ * checked against the header's digest, as cryptsetup's open.
+ */
+static int luks_file_key(struct crypt_device *cd, struct vs_map *m)
+{
+	int r;
+
+	m->key_size = crypt_get_volume_key_size(cd);
+	if (!m->key_size && !opt.key_bits) {
+		fprintf(stderr, "Cannot determine volume key size for LUKS without keyslots, please use --key-size option.\n");
+		return -EINVAL;
+	}
+	m->key_size = m->key_size ?: (size_t)opt.key_bits / 8;
+	r = vs_read_volume_key(opt.volume_key_file, m->key_size, (char **)&m->key);
+	if (r)
+		return r;
+	r = crypt_volume_key_verify(cd, (char *)m->key, m->key_size);
+	if (r == -EPERM || r == -ENOENT)
+		fprintf(stderr, "Volume key does not match the volume.\n");
+	return r;
+}
+
 static const char *luks_uuid_nodash(struct crypt_device *cd, char *out, size_t len)
 {
 	const char *p = crypt_get_uuid(cd) ?: "";
@@ -317,7 +340,10 @@ static int open_luks(const char *device, const char *name)
 		if (r)
 			goto out;
 	}
-	r = luks_volume_key(cd, &m, device, vs_tries_tty());
+	if (opt.volume_key_file)
+		r = luks_file_key(cd, &m);
+	else
+		r = luks_volume_key(cd, &m, device, vs_tries_tty());
 	if (r < 0 || opt.test_passphrase)
 		goto out;
 	if (!crypt_get_integrity_info(cd, &ip) && ip.tag_size)

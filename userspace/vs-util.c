@@ -3,15 +3,18 @@
  * veilsetup: what every action uses: the parsed command line, the
  * confirmation before destroying something, a checked number argument,
  * a size with its unit, the number of passphrase tries, libcryptsetup's
- * context of a device, termination held while a key is mapped.
+ * context of a device, termination held while a key is mapped, a raw
+ * volume key read from or written to a file.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <libcryptsetup.h>
 
@@ -118,6 +121,131 @@ int vs_size_arg(const char *s, const char *option, uint64_t *out)
 bad:
 	fprintf(stderr, "veilsetup: Invalid size specification in parameter --%s.\n", option);
 	return -EINVAL;
+}
+
+/**
+ * vs_read_volume_key() - a raw volume key from a file (--volume-key-file)
+ * @file: the file.
+ * @key_size: the bytes to read: the file must hold at least that many.
+ * @key: the key, in crypt_safe_alloc() memory, for crypt_safe_free().
+ *
+ * As cryptsetup's tools_read_vk(), with its messages.
+ *
+ * Return: 0, or a negative errno after a message.
+ */
+int vs_read_volume_key(const char *file, size_t key_size, char **key)
+{
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	*key = NULL;
+	if (!key_size)
+		return -EINVAL;
+	*key = crypt_safe_alloc(key_size);
+	if (!*key)
+		return -ENOMEM;
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "Cannot read keyfile %s.\n", file);
+		goto bad;
+	}
+	while (got < key_size) {
+		n = read(fd, *key + got, key_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	if (got == key_size)
+		return 0;
+	fprintf(stderr, "Cannot read %zu bytes from keyfile %s.\n", key_size, file);
+bad:
+	crypt_safe_free(*key);
+	*key = NULL;
+	return -EINVAL;
+}
+
+/**
+ * vs_write_volume_key() - a raw volume key into a new file
+ * @file: the file; it must not exist (it is made readable by its owner only).
+ * @key: the key.
+ * @key_size: its bytes.
+ *
+ * As cryptsetup's tools_write_mk(), with its messages.
+ *
+ * Return: 0, or -EINVAL after a message.
+ */
+int vs_write_volume_key(const char *file, const char *key, size_t key_size)
+{
+	size_t done = 0;
+	ssize_t n;
+	int fd;
+
+	fd = open(file, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, S_IRUSR);
+	if (fd < 0) {
+		fprintf(stderr, "Cannot open keyfile %s for write.\n", file);
+		return -EINVAL;
+	}
+	while (done < key_size) {
+		n = write(fd, key + done, key_size - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += n;
+	}
+	if (close(fd) || done != key_size) {
+		fprintf(stderr, "Cannot write to keyfile %s.\n", file);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * vs_print_key_hex() - a volume key in hex, as cryptsetup prints it
+ * @key: the key.
+ * @len: its bytes.
+ * @wrap: bytes to a line (later lines after two tabs), or 0: one line.
+ *
+ * cryptsetup's crypt_log_hex() layout, "xx " per byte, then a newline;
+ * written straight to standard output (after what stdio holds) from
+ * libcryptsetup's locked memory, wiped after, never through stdio's
+ * buffer.
+ *
+ * Return: 0, or a negative errno.
+ */
+int vs_print_key_hex(const char *key, size_t len, size_t wrap)
+{
+	size_t i, n = 0, room = len * 6 + 2;
+	char *hex = crypt_safe_alloc(room);
+	ssize_t w = 0;
+	int r = 0;
+
+	if (!hex)
+		return -ENOMEM;
+	for (i = 0; i < len; i++) {
+		if (wrap && i && !(i % wrap))
+			n += snprintf(hex + n, room - n, "\n\t\t");
+		n += snprintf(hex + n, room - n, "%02x ", (unsigned char)key[i]);
+	}
+	n += snprintf(hex + n, room - n, "\n");
+	fflush(stdout);
+	for (i = 0; i < n; i += w) {
+		w = write(STDOUT_FILENO, hex + i, n - i);
+		if (w < 0 && errno == EINTR) {
+			w = 0;
+			continue;
+		}
+		if (w <= 0) {
+			r = -EIO;
+			break;
+		}
+	}
+	crypt_safe_free(hex);
+	return r;
 }
 
 /**

@@ -7,8 +7,9 @@
 # (luksDump with salts, digests and uuids left out). Volumes made by one
 # tool open with the other, both ways, and read the other's data. The
 # LUKS2 area sizes and keyslot ciphers, --device-size, luksAddKey's
-# --new-* options and close --deferred give what cryptsetup's give, with
-# its messages.
+# --new-* options, close --deferred and the raw volume key
+# (--volume-key-file, luksDump --dump-volume-key) give what cryptsetup's
+# give, with its messages.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
@@ -537,4 +538,55 @@ want=0 both "" close --deferred @NAME@
 [ ! -s "$WORK/out-v" ] || fail "close --deferred of an unused mapping printed: $(cat "$WORK/out-v")"
 dmsetup info vs-$n > /dev/null 2>&1 && fail "close --deferred left an unused mapping"
 
-echo "ok: metadata sizes, keyslot ciphers, --device-size, --new-*, --deferred"
+# The raw volume key: luksFormat, open and luksAddKey take it from
+# --volume-key-file; luksDump --dump-volume-key prints it, or writes it
+# to --volume-key-file; --dump-json-metadata prints the LUKS2 JSON.
+head -c 64 /dev/urandom > "$WORK/vk"
+head -c 64 /dev/urandom > "$WORK/vk-bad"
+want=0 both "" luksFormat -q $fast --volume-key-file "$WORK/vk" @DEV@ "$WORK/k1"
+same_header "luksFormat --volume-key-file"
+want=0 both "" luksDump --dump-volume-key -d "$WORK/k1" @DEV@
+vkdump() { sed "s|$1|DEV|" "$2" | grep -v '^UUID:'; }
+[ "$(vkdump "$C" "$WORK/out-c")" = "$(vkdump "$V" "$WORK/out-v")" ] || {
+	diff <(vkdump "$C" "$WORK/out-c") <(vkdump "$V" "$WORK/out-v")
+	fail "luksDump --dump-volume-key differs"
+}
+hex=$(od -An -v -tx1 "$WORK/vk" | tr -d ' \n')
+[ "$(sed -n '/^MK dump:/,$p' "$WORK/out-v" | sed 's/^MK dump://' | tr -d ' \t\n')" = "$hex" ] ||
+	fail "luksDump --dump-volume-key printed another key: $(cat "$WORK/out-v")"
+want=0 both "" luksDump --dump-volume-key -d "$WORK/k1" --volume-key-file "$WORK/vk-@NAME@" @DEV@
+for f in "$WORK/vk-cs-$n" "$WORK/vk-vs-$n"; do
+	cmp -s "$WORK/vk" "$f" || fail "luksDump --volume-key-file: $f holds another key"
+	[ "$(stat -c %a "$f")" = 400 ] || fail "luksDump --volume-key-file: $f has mode $(stat -c %a "$f")"
+done
+grep -qx "Key stored to file $WORK/vk-vs-$n." "$WORK/out-v" || fail "luksDump --volume-key-file: $(cat "$WORK/out-v")"
+want=1 both "" luksDump --dump-volume-key -d "$WORK/k1" --volume-key-file "$WORK/vk-@NAME@" @DEV@
+want=2 both "" luksDump --dump-volume-key -d "$WORK/kw" @DEV@
+said "No key available with this passphrase."
+want=0 both "" luksDump --dump-json-metadata @DEV@
+# the same JSON but for the random values (salts, digests)
+json() { grep -vE '"(salt|digest)":' "$1"; }
+[ "$(json "$WORK/out-v")" = "$(json "$WORK/out-c")" ] && grep -q '"segments":' "$WORK/out-v" || {
+	diff <(json "$WORK/out-c") <(json "$WORK/out-v")
+	fail "luksDump --dump-json-metadata: $(cat "$WORK/out-v")"
+}
+want=0 both "" open --test-passphrase --volume-key-file "$WORK/vk" @DEV@
+want=2 both "" open --test-passphrase --volume-key-file "$WORK/vk-bad" @DEV@
+said "Volume key does not match the volume."
+want=1 both "" open --test-passphrase --volume-key-file "$WORK/kw" @DEV@
+said "Cannot read 64 bytes from keyfile $WORK/kw."
+want=0 both "" open --volume-key-file "$WORK/vk" @DEV@ @NAME@
+key_hidden vs-$n
+plaintext "$WORK/a" $((1024 * 1024))
+write_direct "$WORK/a" "/dev/mapper/vs-$n"
+want=0 both "" close @NAME@
+cryptsetup open -d "$WORK/k1" "$V" x-vk && _devs+=(x-vk)
+same_data "$WORK/a" /dev/mapper/x-vk || fail "open --volume-key-file: cryptsetup reads other data"
+cryptsetup close x-vk
+want=0 both "" luksAddKey $fast --volume-key-file "$WORK/vk" @DEV@ "$WORK/k2"
+same_header "luksAddKey --volume-key-file"
+want=0 both "" open --test-passphrase -d "$WORK/k2" @DEV@
+want=2 both "" luksAddKey $fast --volume-key-file "$WORK/vk-bad" @DEV@ "$WORK/k3"
+said "Volume key does not match the volume."
+same_header "luksAddKey --volume-key-file with another key (refused)"
+echo "ok: metadata sizes, keyslot ciphers, --device-size, --new-*, --deferred, volume keys"

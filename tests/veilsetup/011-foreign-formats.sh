@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # TCRYPT (TrueCrypt, VeraCrypt), BITLK (BitLocker), FVAULT2 (FileVault2)
 # and loop-AES, on cryptsetup's own test images: veilsetup checks their
-# passphrases (open --test-passphrase) and dumps their headers as cryptsetup
-# does, with the same output and exit codes (TCRYPT: CBC, LRW and XTS,
-# cascades, a hidden volume, key files, a VeraCrypt PIM asked for). It maps
+# passphrases (open --test-passphrase) and dumps their headers and volume
+# keys as cryptsetup does, with the same output and exit codes (TCRYPT:
+# CBC, LRW and XTS, cascades, a hidden volume, key files, a VeraCrypt PIM
+# asked for); a BitLocker key from --volume-key-file opens the volume. It maps
 # them with veil: each image opened by cryptsetup (dm-crypt) and by
 # veilsetup reads the same, every crypt target of the stack is a veil one
 # with its key in no table, status says what cryptsetup's does, close
@@ -95,6 +96,24 @@ echo "ok: a wrong BitLocker passphrase maps nothing (${SECONDS}s)"
 same 0 "" bitlkDump "$BL/bitlk-aes-cbc-elephant-128.img"
 same 0 heslo123 fvault2Open --test-passphrase "$FV"
 same 0 "" fvault2Dump "$FV"
+# The volume keys: --dump-volume-key prints them as cryptsetup does (a
+# TCRYPT key with the header the passphrase opened), a wrong passphrase
+# is exit 2; BitLocker's key goes to --volume-key-file and opens the
+# volume in place of the passphrase.
+same 0 "$PW" tcryptDump --dump-volume-key --disable-veracrypt -h ripemd160 \
+	"$TC/tc_2-ripemd160-lrw-aes-twofish-serpent"
+grep -q '^MK dump:' "$WORK/v" || fail "tcryptDump --dump-volume-key: $(cat "$WORK/v")"
+same 0 heslo123 fvault2Dump --dump-volume-key "$FV"
+grep -q '^Volume key: ' "$WORK/v" || fail "fvault2Dump --dump-volume-key: $(cat "$WORK/v")"
+same 2 wrong fvault2Dump --dump-volume-key "$FV"
+same 0 anaconda bitlkDump --dump-volume-key "$BL/bitlk-aes-cbc-elephant-128.img"
+echo anaconda | cryptsetup bitlkDump --dump-volume-key --volume-key-file "$WORK/bvk-c" \
+	"$BL/bitlk-aes-cbc-elephant-128.img" > /dev/null
+echo anaconda | "$VS" bitlkDump --dump-volume-key --volume-key-file "$WORK/bvk-v" \
+	"$BL/bitlk-aes-cbc-elephant-128.img" > "$WORK/v"
+cmp -s "$WORK/bvk-c" "$WORK/bvk-v" && grep -qx "Key stored to file $WORK/bvk-v." "$WORK/v" ||
+	fail "bitlkDump --volume-key-file: another key than cryptsetup's: $(cat "$WORK/v")"
+same 0 "" bitlkOpen --test-passphrase --volume-key-file "$WORK/bvk-v" "$BL/bitlk-aes-cbc-elephant-128.img"
 # The *Close forms are close: nothing of that name is mapped.
 for a in tcryptClose loopaesClose; do
 	rc=0
@@ -167,6 +186,8 @@ echo wrong | "$VS" tcryptOpen --disable-veracrypt -h sha512 -c aes "$TC/tc_5-sha
 
 # BitLocker with the Elephant diffuser: zero segments between veil ones.
 mapped "BitLocker AES-CBC Elephant" anaconda bitlkOpen "$BL/bitlk-aes-cbc-elephant-128.img"
+mapped "BitLocker AES-CBC Elephant, --volume-key-file" "" bitlkOpen --volume-key-file "$WORK/bvk-v" \
+	"$BL/bitlk-aes-cbc-elephant-128.img"
 # BitLocker AES-XTS with 4096-byte sectors (sector_size:4096 in the table).
 mapped "BitLocker AES-XTS, 4096-byte sectors" anaconda bitlkOpen "$BL/bitlk-aes-xts-128-4k.img"
 mapped "FileVault2" heslo123 fvault2Open "$FV"
