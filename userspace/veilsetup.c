@@ -114,7 +114,7 @@ enum {
 	OPT_LUKS2_METADATA_SIZE, OPT_LUKS2_KEYSLOTS_SIZE, OPT_KEYSLOT_CIPHER,
 	OPT_KEYSLOT_KEY_SIZE, OPT_DEVICE_SIZE, OPT_NEW_KEYFILE, OPT_NEW_KEY_SLOT,
 	OPT_NEW_TOKEN_ID, OPT_DEFERRED, OPT_CANCEL_DEFERRED, OPT_DUMP_VOLUME_KEY,
-	OPT_DUMP_JSON, OPT_VOLUME_KEY_FILE,
+	OPT_DUMP_JSON, OPT_VOLUME_KEY_FILE, OPT_SHARED,
 };
 
 /*
@@ -256,6 +256,8 @@ static const struct vs_option {
 	  "close: cancel a deferred removal", "close", NULL },
 	{ "persistent", no_argument, OPT_PERSISTENT, NULL,
 	  "store the flags in the LUKS2 header", "open", NULL },
+	{ "shared", no_argument, OPT_SHARED, NULL,
+	  "plain: map a device that is mapped already", "open", NULL },
 	{ "perf-" VEIL_OPT_SAME_CPU, no_argument, OPT_PERF, NULL,
 	  "dm-crypt's flag (table-line.md)", NULL, VEIL_OPT_SAME_CPU },
 	{ "perf-" VEIL_OPT_SUBMIT_FROM_CRYPT, no_argument, OPT_PERF, NULL,
@@ -660,6 +662,7 @@ static int parse_option(int c, int idx)
 	case OPT_DUMP_VOLUME_KEY: opt.dump_volume_key = 1; break;
 	case OPT_DUMP_JSON: opt.dump_json = 1; break;
 	case OPT_VOLUME_KEY_FILE: opt.volume_key_file = optarg; break;
+	case OPT_SHARED: opt.shared = 1; break;
 	case OPT_VALUE_FEATURE:
 	case OPT_FEATURE:
 		/* a mapping's options: a LUKS header has no place for them */

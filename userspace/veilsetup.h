@@ -67,6 +67,7 @@ struct vs_opts {
 	int deferred, cancel_deferred;	/* close */
 	int dump_volume_key, dump_json;	/* luksDump */
 	const char *volume_key_file;	/* the raw volume key, read or written */
+	int shared;			/* plain open: the device may be mapped already */
 };
 
 extern struct vs_opts opt;

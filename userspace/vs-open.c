@@ -103,8 +103,13 @@ static int block_device(const char *device, char *path, size_t len, int *loop_fd
 	return 0;
 }
 
-/* Refuse a taken name or a device somebody holds exclusively. */
-static int check_free(const char *name, const char *device)
+/*
+ * Refuse a taken name or a device somebody holds exclusively; with
+ * @shared (plain open --shared) only a taken name, as libcryptsetup,
+ * which then skips its exclusive open: the caller's --offset and --size
+ * say which part of the device this mapping is.
+ */
+static int check_free(const char *name, const char *device, int shared)
 {
 	int fd;
 
@@ -112,6 +117,8 @@ static int check_free(const char *name, const char *device)
 		fprintf(stderr, "Device %s already exists.\n", name);
 		return -EEXIST;
 	}
+	if (shared)
+		return 0;
 	fd = open(device, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, errno == EBUSY ? "Cannot use device %s which is in use "
@@ -161,7 +168,7 @@ static int open_plain(const char *device, const char *name)
 	if (r)
 		return r;
 	m.device = path;
-	r = check_free(name, path) ?: vs_check_cipher(m.cipher, m.key_size) ?:
+	r = check_free(name, path, opt.shared) ?: vs_check_cipher(m.cipher, m.key_size) ?:
 	    check_plain_aligned(path, &m) ?: vs_plain_key(path, &m);
 	if (!r)
 		r = map_volume(&m, !opt.disable_keyring);
@@ -336,7 +343,7 @@ static int open_luks(const char *device, const char *name)
 		if (r)
 			goto out;
 		m.device = path;
-		r = check_free(name, path);
+		r = check_free(name, path, 0);
 		if (r)
 			goto out;
 	}
@@ -394,6 +401,10 @@ int vs_action_open(int argc, char **argv)
 	const char *type = opt.type ?: "luks";
 	int r;
 
+	if (opt.shared && strcmp(type, "plain")) {
+		fprintf(stderr, "veilsetup: Option --shared is allowed only for open of plain device.\n");
+		return -EINVAL;
+	}
 	if (opt.test_passphrase && (!strcmp(type, "plain") || !strcmp(type, "loopaes"))) {
 		fprintf(stderr, "veilsetup: Option --test-passphrase is allowed only for open of LUKS, TCRYPT, BITLK and FVAULT2 devices.\n");
 		return -EINVAL;

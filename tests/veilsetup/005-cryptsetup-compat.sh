@@ -7,9 +7,9 @@
 # (luksDump with salts, digests and uuids left out). Volumes made by one
 # tool open with the other, both ways, and read the other's data. The
 # LUKS2 area sizes and keyslot ciphers, --device-size, luksAddKey's
-# --new-* options, close --deferred and the raw volume key
-# (--volume-key-file, luksDump --dump-volume-key) give what cryptsetup's
-# give, with its messages.
+# --new-* options, close --deferred, the raw volume key
+# (--volume-key-file, luksDump --dump-volume-key) and plain open --shared
+# give what cryptsetup's give, with its messages.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
@@ -589,4 +589,22 @@ want=0 both "" open --test-passphrase -d "$WORK/k2" @DEV@
 want=2 both "" luksAddKey $fast --volume-key-file "$WORK/vk-bad" @DEV@ "$WORK/k3"
 said "Volume key does not match the volume."
 same_header "luksAddKey --volume-key-file with another key (refused)"
-echo "ok: metadata sizes, keyslot ciphers, --device-size, --new-*, --deferred, volume keys"
+
+# --shared: plain mappings of parts of a device that is mapped already,
+# as cryptsetup maps them (no exclusive open); only plain takes it.
+want=0 both "pass" open --type plain --size 8192 @DEV@ @NAME@
+_devs+=(cs-$n vs-$n)
+n=$((n + 1))
+want=5 both "pass" open --type plain -o 8192 --size 8192 @DEV@ @NAME@
+want=0 both "pass" open --type plain --shared -o 8192 --size 8192 @DEV@ @NAME@
+_devs+=(cs-$n vs-$n)
+[ "$(dmsetup table vs-$n | cut -d' ' -f2,8)" = "8192 8192" ] ||
+	fail "open --shared -o 8192 --size 8192: $(dmsetup table vs-$n | cut -d' ' -f1-3,6-)"
+want=0 both "" close @NAME@
+n=$((n - 1))
+want=0 both "" close @NAME@
+want=1 both "" open --shared -d "$WORK/k1" @DEV@ @NAME@
+said "Option --shared is allowed only for open of plain device."
+want=1 both "" close --shared @NAME@
+said "Option --shared is not allowed with close action."
+echo "ok: metadata sizes, keyslot ciphers, --device-size, --new-*, --deferred, volume keys, --shared"
