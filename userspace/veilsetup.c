@@ -114,7 +114,8 @@ enum {
 	OPT_LUKS2_METADATA_SIZE, OPT_LUKS2_KEYSLOTS_SIZE, OPT_KEYSLOT_CIPHER,
 	OPT_KEYSLOT_KEY_SIZE, OPT_DEVICE_SIZE, OPT_NEW_KEYFILE, OPT_NEW_KEY_SLOT,
 	OPT_NEW_TOKEN_ID, OPT_DEFERRED, OPT_CANCEL_DEFERRED, OPT_DUMP_VOLUME_KEY,
-	OPT_DUMP_JSON, OPT_VOLUME_KEY_FILE, OPT_SHARED,
+	OPT_DUMP_JSON, OPT_VOLUME_KEY_FILE, OPT_SHARED, OPT_REFRESH, OPT_USE_RANDOM,
+	OPT_FORCE_PASSWORD,
 };
 
 /*
@@ -258,6 +259,14 @@ static const struct vs_option {
 	  "store the flags in the LUKS2 header", "open", NULL },
 	{ "shared", no_argument, OPT_SHARED, NULL,
 	  "plain: map a device that is mapped already", "open", NULL },
+	{ "refresh", no_argument, OPT_REFRESH, NULL,
+	  "open --refresh NAME: the refresh action", "open", NULL },
+	{ "use-random", no_argument, OPT_USE_RANDOM, NULL,
+	  "luksFormat: the volume key from /dev/random", "luksFormat", NULL },
+	{ "use-urandom", no_argument, OPT_USE_RANDOM, NULL,
+	  "luksFormat: the volume key from /dev/urandom", "luksFormat", NULL },
+	{ "force-password", no_argument, OPT_FORCE_PASSWORD, NULL,
+	  "no password quality check (veilsetup makes none)", NULL, NULL },
 	{ "perf-" VEIL_OPT_SAME_CPU, no_argument, OPT_PERF, NULL,
 	  "dm-crypt's flag (table-line.md)", NULL, VEIL_OPT_SAME_CPU },
 	{ "perf-" VEIL_OPT_SUBMIT_FROM_CRYPT, no_argument, OPT_PERF, NULL,
@@ -471,6 +480,10 @@ static int check_combinations(const struct action *a)
 		msg = "Options --device-size and --size cannot be combined.";
 	else if (!strcmp(action, "close") && opt.deferred && opt.cancel_deferred)
 		msg = "Options --cancel-deferred and --deferred cannot be used at the same time.";
+	else if (vs_option_given("use-random") && vs_option_given("use-urandom"))
+		msg = "Only one of --use-[u]random options is allowed.";
+	else if (opt.refresh && opt.test_passphrase)
+		msg = "Options --refresh and --test-passphrase are mutually exclusive.";
 	if (!msg)
 		return 0;
 	fprintf(stderr, "veilsetup: %s\n", msg);
@@ -663,6 +676,13 @@ static int parse_option(int c, int idx)
 	case OPT_DUMP_JSON: opt.dump_json = 1; break;
 	case OPT_VOLUME_KEY_FILE: opt.volume_key_file = optarg; break;
 	case OPT_SHARED: opt.shared = 1; break;
+	case OPT_REFRESH: opt.refresh = 1; break;
+	case OPT_USE_RANDOM:
+		opt.rng_type = strcmp(options[idx].name, "use-random") ? CRYPT_RNG_URANDOM :
+			       CRYPT_RNG_RANDOM;
+		break;
+	/* As a cryptsetup built without pwquality or passwdqc: nothing to skip. */
+	case OPT_FORCE_PASSWORD: break;
 	case OPT_VALUE_FEATURE:
 	case OPT_FEATURE:
 		/* a mapping's options: a LUKS header has no place for them */

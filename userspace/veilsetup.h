@@ -68,6 +68,8 @@ struct vs_opts {
 	int dump_volume_key, dump_json;	/* luksDump */
 	const char *volume_key_file;	/* the raw volume key, read or written */
 	int shared;			/* plain open: the device may be mapped already */
+	int refresh;			/* open --refresh: the refresh action */
+	int rng_type;			/* luksFormat: CRYPT_RNG_*, or -1: libcryptsetup's */
 };
 
 extern struct vs_opts opt;

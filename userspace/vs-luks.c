@@ -338,6 +338,8 @@ int vs_action_luks_format(int argc, char **argv)
 	r = vs_crypt_init(opt.header, argv[0], &cd);
 	if (r)
 		return r;
+	if (opt.rng_type >= 0)
+		crypt_set_rng_type(cd, opt.rng_type);
 	/* libcryptsetup checks the sizes: powers of two, within its limits */
 	if (vs_option_given("luks2-metadata-size") || vs_option_given("luks2-keyslots-size")) {
 		r = crypt_set_metadata_size(cd, opt.luks2_metadata_size, opt.luks2_keyslots_size);

@@ -401,6 +401,9 @@ int vs_action_open(int argc, char **argv)
 	const char *type = opt.type ?: "luks";
 	int r;
 
+	/* As cryptsetup: open --refresh [<device>] <name> is refresh <name>. */
+	if (opt.refresh)
+		return vs_action_refresh(1, argv + (argc > 1));
 	if (opt.shared && strcmp(type, "plain")) {
 		fprintf(stderr, "veilsetup: Option --shared is allowed only for open of plain device.\n");
 		return -EINVAL;

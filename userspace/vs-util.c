@@ -21,7 +21,8 @@
 #include "veilsetup.h"
 
 struct vs_opts opt = { .key_slot = CRYPT_ANY_SLOT, .token_id = CRYPT_ANY_TOKEN, .tries = 3,
-		       .new_key_slot = CRYPT_ANY_SLOT, .new_token_id = CRYPT_ANY_TOKEN };
+		       .new_key_slot = CRYPT_ANY_SLOT, .new_token_id = CRYPT_ANY_TOKEN,
+		       .rng_type = -1 };
 
 /**
  * vs_confirm() - cryptsetup's "Are you sure?" before destroying something

@@ -8,8 +8,9 @@
 # tool open with the other, both ways, and read the other's data. The
 # LUKS2 area sizes and keyslot ciphers, --device-size, luksAddKey's
 # --new-* options, close --deferred, the raw volume key
-# (--volume-key-file, luksDump --dump-volume-key) and plain open --shared
-# give what cryptsetup's give, with its messages.
+# (--volume-key-file, luksDump --dump-volume-key), plain open --shared,
+# --use-random, --force-password and open --refresh give what
+# cryptsetup's give, with its messages.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
@@ -607,4 +608,25 @@ want=1 both "" open --shared -d "$WORK/k1" @DEV@ @NAME@
 said "Option --shared is allowed only for open of plain device."
 want=1 both "" close --shared @NAME@
 said "Option --shared is not allowed with close action."
-echo "ok: metadata sizes, keyslot ciphers, --device-size, --new-*, --deferred, volume keys, --shared"
+
+# --use-random, --use-urandom (luksFormat's source of the volume key),
+# --force-password (no password quality check to skip) and open
+# --refresh (the refresh action) as cryptsetup's.
+want=0 both "" luksFormat -q $fast --use-urandom --force-password @DEV@ "$WORK/k1"
+want=0 both "" luksFormat -q $fast --use-random @DEV@ "$WORK/k1"
+same_header "luksFormat --use-random"
+want=1 both "" luksFormat -q $fast --use-random --use-urandom @DEV@ "$WORK/k1"
+said "Only one of --use-[u]random options is allowed."
+want=1 both "" open --use-random -d "$WORK/k1" @DEV@ @NAME@
+said "Option --use-random is not allowed with open action."
+want=0 both "" luksAddKey --force-password $fast -d "$WORK/k1" @DEV@ "$WORK/k2"
+want=0 both "" open -d "$WORK/k1" @DEV@ @NAME@
+_devs+=(cs-$n vs-$n)
+want=0 both "" open --refresh --allow-discards -d "$WORK/k1" @NAME@
+dmsetup table vs-$n | grep -q ' allow_discards' || fail "open --refresh --allow-discards: $(dmsetup table vs-$n)"
+want=0 both "" open --refresh --perf-same_cpu_crypt -d "$WORK/k2" @DEV@ @NAME@
+dmsetup table vs-$n | grep -q ' same_cpu_crypt' || fail "open --refresh --perf-same_cpu_crypt: $(dmsetup table vs-$n)"
+want=1 both "" open --refresh --test-passphrase -d "$WORK/k1" @DEV@ @NAME@
+said "Options --refresh and --test-passphrase are mutually exclusive."
+want=0 both "" close @NAME@
+echo "ok: metadata sizes, keyslot ciphers, --device-size, --new-*, --deferred, volume keys, --shared, --use-random, --refresh"
