@@ -514,6 +514,11 @@ static int unlock_by_key_file(struct crypt_device *cd, const char *name)
 			crypt_get_type(cd));
 		return -EINVAL;
 	}
+	/* libcryptsetup 2.6.1 crashes checking a BITLK volume key unmapped. */
+	if (!name && !strcmp(crypt_get_type(cd), CRYPT_BITLK)) {
+		fprintf(stderr, "veilsetup: Option --volume-key-file with --test-passphrase is not supported for BITLK devices.\n");
+		return -EINVAL;
+	}
 	key_size = key_size ?: (size_t)opt.key_bits / 8;
 	r = vs_read_volume_key(opt.volume_key_file, key_size, &key);
 	if (r)

@@ -113,7 +113,12 @@ echo anaconda | "$VS" bitlkDump --dump-volume-key --volume-key-file "$WORK/bvk-v
 	"$BL/bitlk-aes-cbc-elephant-128.img" > "$WORK/v"
 cmp -s "$WORK/bvk-c" "$WORK/bvk-v" && grep -qx "Key stored to file $WORK/bvk-v." "$WORK/v" ||
 	fail "bitlkDump --volume-key-file: another key than cryptsetup's: $(cat "$WORK/v")"
-same 0 "" bitlkOpen --test-passphrase --volume-key-file "$WORK/bvk-v" "$BL/bitlk-aes-cbc-elephant-128.img"
+# libcryptsetup 2.6.1 crashes checking a BITLK volume key with nothing
+# mapped (cryptsetup exits 139): veilsetup refuses it instead.
+rc=0
+"$VS" bitlkOpen --test-passphrase --volume-key-file "$WORK/bvk-v" "$BL/bitlk-aes-cbc-elephant-128.img" > "$WORK/v" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q 'not supported for BITLK' "$WORK/v" ||
+	fail "bitlkOpen --test-passphrase --volume-key-file: exit $rc: $(cat "$WORK/v")"
 # The *Close forms are close: nothing of that name is mapped.
 for a in tcryptClose loopaesClose; do
 	rc=0
