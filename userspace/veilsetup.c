@@ -482,6 +482,8 @@ static int check_combinations(const struct action *a)
 		msg = "Options --cancel-deferred and --deferred cannot be used at the same time.";
 	else if (vs_option_given("use-random") && vs_option_given("use-urandom"))
 		msg = "Only one of --use-[u]random options is allowed.";
+	else if (opt.persistent && opt.test_passphrase)
+		msg = "Option --persistent is not allowed with --test-passphrase.";
 	else if (opt.refresh && opt.test_passphrase)
 		msg = "Options --refresh and --test-passphrase are mutually exclusive.";
 	if (!msg)

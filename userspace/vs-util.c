@@ -220,6 +220,7 @@ int vs_write_volume_key(const char *file, const char *key, size_t key_size)
  */
 int vs_print_key_hex(const char *key, size_t len, size_t wrap)
 {
+	static const char digits[] = "0123456789abcdef";
 	size_t i, n = 0, room = len * 6 + 2;
 	char *hex = crypt_safe_alloc(room);
 	ssize_t w = 0;
@@ -227,12 +228,17 @@ int vs_print_key_hex(const char *key, size_t len, size_t wrap)
 
 	if (!hex)
 		return -ENOMEM;
+	/* Digit by digit: printf's own buffers would keep pieces of the key. */
 	for (i = 0; i < len; i++) {
-		if (wrap && i && !(i % wrap))
-			n += snprintf(hex + n, room - n, "\n\t\t");
-		n += snprintf(hex + n, room - n, "%02x ", (unsigned char)key[i]);
+		if (wrap && i && !(i % wrap)) {
+			memcpy(hex + n, "\n\t\t", 3);
+			n += 3;
+		}
+		hex[n++] = digits[(unsigned char)key[i] >> 4];
+		hex[n++] = digits[key[i] & 0xf];
+		hex[n++] = ' ';
 	}
-	n += snprintf(hex + n, room - n, "\n");
+	hex[n++] = '\n';
 	fflush(stdout);
 	for (i = 0; i < n; i += w) {
 		w = write(STDOUT_FILENO, hex + i, n - i);

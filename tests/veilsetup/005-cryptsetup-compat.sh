@@ -628,5 +628,7 @@ want=0 both "" open --refresh --perf-same_cpu_crypt -d "$WORK/k2" @DEV@ @NAME@
 dmsetup table vs-$n | grep -q ' same_cpu_crypt' || fail "open --refresh --perf-same_cpu_crypt: $(dmsetup table vs-$n)"
 want=1 both "" open --refresh --test-passphrase -d "$WORK/k1" @DEV@ @NAME@
 said "Options --refresh and --test-passphrase are mutually exclusive."
+want=1 both "" open --persistent --test-passphrase -d "$WORK/k1" @DEV@
+said "Option --persistent is not allowed with --test-passphrase."
 want=0 both "" close @NAME@
 echo "ok: metadata sizes, keyslot ciphers, --device-size, --new-*, --deferred, volume keys, --shared, --use-random, --refresh"
