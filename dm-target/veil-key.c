@@ -41,7 +41,10 @@ static int veil_key_from_hex(struct veil_key *key, char *hex,
 	size_t len = strlen(hex);
 	int ret = 0;
 
-	if (!len || !strcmp(hex, "-")) {
+	/* "-": no key, as dm-crypt takes it for cipher_null. */
+	if (!strcmp(hex, "-"))
+		return 0;
+	if (!len) {
 		*error = "Cipher needs a key";
 		return -EINVAL;
 	}
@@ -189,10 +192,10 @@ out:
 /**
  * veil_key_decode() - read a key from hex digits or the kernel keyring
  * @key: an empty key, filled in on success.
- * @str: hex digits, or ":<size>:<type>:<description>" with a type of
- *	logon, user, encrypted or trusted (the last two where the kernel
- *	has them); hex digits
- *	are overwritten with '0' once decoded.
+ * @str: hex digits, "-" for no key (the null cipher), or
+ *	":<size>:<type>:<description>" with a type of logon, user, encrypted
+ *	or trusted (the last two where the kernel has them); hex digits are
+ *	overwritten with '0' once decoded.
  * @error: set to a message naming the problem on failure.
  *
  * May sleep for as long as another process takes to construct the keyring
@@ -264,7 +267,7 @@ int veil_key_load(struct veil_c *vc, struct veil_key *key, char **error)
 		goto fail;
 	}
 	/* Only tcw's seed and whitening key can take the whole key. */
-	if (veil_iv_key_extra(vc, key->size) >= key->size) {
+	if (key->size && veil_iv_key_extra(vc, key->size) >= key->size) {
 		*error = "Wrong key size for TCW";
 		ret = -EINVAL;
 		goto fail;
@@ -273,7 +276,8 @@ int veil_key_load(struct veil_c *vc, struct veil_key *key, char **error)
 	WRITE_ONCE(vc->key.valid, false);
 	ret = veil_key_setkey(vc, key->bytes, key->size);
 	if (ret) {
-		*error = "Key size not supported by cipher";
+		*error = key->size ? "Key size not supported by cipher" :
+				     "Cipher needs a key";
 		goto fail;
 	}
 
@@ -330,8 +334,8 @@ static char veil_hex_digit(u8 nibble)
  * @result: output buffer.
  * @maxlen: size of @result.
  *
- * Prints ":<size>:<type>:<description>" for a keyring key and the hex
- * digits otherwise (zeros after a wipe, as dm-crypt does), made without
+ * Prints ":<size>:<type>:<description>" for a keyring key, "-" for no
+ * key, and the hex digits otherwise (zeros after a wipe, as dm-crypt does), made without
  * table lookups so that the time taken does not depend on the key; as many
  * as fit in a short buffer. The caller holds vc->key_lock.
  *
@@ -344,6 +348,10 @@ unsigned int veil_key_emit(const struct veil_key *key, char *result,
 
 	if (key->ref) {
 		DMEMIT(":%u:%s", key->size, key->ref);
+		return sz;
+	}
+	if (!key->size) {
+		DMEMIT("-");
 		return sz;
 	}
 	if (!key->bytes || !maxlen)

@@ -159,6 +159,7 @@ int vs_key_from_hex(const char *hex, struct vs_map *m);
 int vs_table_get(const char *name, struct vs_table *t);
 int vs_table_get_closing(const char *name, struct vs_table *t);
 const char *vs_uuid_type(const char *uuid);
+int vs_cipher_is_null(const char *spec);
 int vs_check_cipher(const char *spec, size_t key_bytes);
 char *vs_table_build(const struct vs_map *m, uint64_t len, const char *key,
 		     const char *words);

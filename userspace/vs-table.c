@@ -229,6 +229,20 @@ const char *vs_uuid_type(const char *uuid)
 	return NULL;
 }
 
+/**
+ * vs_cipher_is_null() - whether a cipher spec is the null cipher
+ * @spec: a cipher spec (cipher_null-ecb, ...).
+ *
+ * As libcryptsetup's own test: its tables of such a cipher have no key
+ * ("-"), and its key size is not checked.
+ *
+ * Return: 1 for the null cipher, else 0.
+ */
+int vs_cipher_is_null(const char *spec)
+{
+	return strstr(spec, "cipher_null") || !strcmp(spec, "null");
+}
+
 /*
  * Check with the kernel's crypto API, through AF_ALG, that the cipher and
  * mode exist and take a key of @key_bytes: the kernel would refuse the
@@ -243,7 +257,8 @@ int vs_check_cipher(const char *spec, size_t key_bytes)
 	char cipher[64], mode[64], *keycount;
 	int fd, r = 0;
 
-	if (!strncmp(spec, "capi:", 5))
+	/* The null cipher uses no key, whatever its size. */
+	if (!strncmp(spec, "capi:", 5) || vs_cipher_is_null(spec))
 		return 0;
 	if (sscanf(spec, "%63[^-]-%63[^-]-", cipher, mode) != 2) {
 		fprintf(stderr, "No known cipher specification pattern detected.\n");
@@ -319,9 +334,10 @@ char *vs_table_build(const struct vs_map *m, uint64_t len, const char *key,
 }
 
 /*
- * The table's key field for @m into *@out: ":<size>:logon:<desc>" with the
- * key added to the thread keyring (*@key_id set, drop it after the load)
- * when @keyring, else the key in hex. Returns 0 or a negative errno.
+ * The table's key field for @m into *@out: "-" for the null cipher,
+ * ":<size>:logon:<desc>" with the key added to the thread keyring
+ * (*@key_id set, drop it after the load) when @keyring, else the key in
+ * hex. Returns 0 or a negative errno.
  */
 int vs_key_field(const struct vs_map *m, int keyring, const char *desc,
 		     int32_t *key_id, char **out)
@@ -334,6 +350,12 @@ int vs_key_field(const struct vs_map *m, int keyring, const char *desc,
 	*out = NULL;
 	if (!field)
 		return -ENOMEM;
+	/* As libcryptsetup: the null cipher takes no key, whatever was derived. */
+	if (vs_cipher_is_null(m->cipher)) {
+		strcpy(field, "-");
+		*out = field;
+		return 0;
+	}
 	if (!keyring) {
 		fprintf(stderr, "WARNING: the key goes into the table, where 'dmsetup "
 			"table' prints it (dmsetup hides the keys of crypt tables only).\n");

@@ -16,7 +16,11 @@
 #       linear parts hold the plaintext, the veil part does not; a table
 #       with veil alone at start 0 over the same sectors reads the same
 #       (the IV counts from the target's start); with 512- and 4096-byte
-#       sectors.
+#       sectors;
+#   (e) the null cipher with no key ("-"), as cryptsetup's cipher_null
+#       volumes make it: the device holds the plaintext, each target
+#       reads what the other wrote, and the table prints "-" as
+#       dm-crypt's does.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires module dm_crypt loop
@@ -187,4 +191,30 @@ multi() {
 multi aes-xts-plain64 64 4096 ""
 multi aes-cbc-essiv:sha256 32 16 "sector_size:4096 iv_large_sectors"
 multi serpent-xts-plain64 64 80 "sector_size:4096"
+
+# (e) null_cipher SPEC
+null_cipher() {
+	local at=$MIB
+	head -c $MIB /dev/urandom > "$WORK/null1"
+	head -c $MIB /dev/urandom > "$WORK/null2"
+	dm_create vt-veil "0 $LEN veil $1 - 0 $DEV $OFFSET"
+	[ "$(dmsetup table --showkeys vt-veil | awk '{ print $5 }')" = - ] ||
+		fail "$1: veil's table prints the key as $(dmsetup table --showkeys vt-veil)"
+	write_direct "$WORK/null1" /dev/mapper/vt-veil "$at"
+	dm_remove vt-veil
+	same_data "$WORK/null1" "$DEV" $((OFFSET * 512 + at)) ||
+		fail "$1: the device does not hold what veil wrote"
+	dm_create vt-crypt "0 $LEN crypt $1 - 0 $DEV $OFFSET"
+	same_data "$WORK/null1" /dev/mapper/vt-crypt "$at" ||
+		fail "$1: written by veil, dm-crypt reads other data"
+	write_direct "$WORK/null2" /dev/mapper/vt-crypt "$at"
+	dm_remove vt-crypt
+	dm_create vt-veil "0 $LEN veil $1 - 0 $DEV $OFFSET"
+	same_data "$WORK/null2" /dev/mapper/vt-veil "$at" ||
+		fail "$1: written by dm-crypt, veil reads other data"
+	dm_remove vt-veil
+	echo "ok: $1 with no key"
+}
+null_cipher cipher_null-ecb
+null_cipher "capi:ecb(cipher_null)"
 info "done ($SECONDS s)"

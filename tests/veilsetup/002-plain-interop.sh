@@ -40,6 +40,10 @@ check "-c aes-xts-plain64 -s 512 -d $WORK/keyfile --keyfile-offset 100"
 check "-c aes-xts-plain64 -s 256 -d $WORK/keyfile"
 check "-c serpent-xts-plain64 -s 512 --sector-size 4096 --iv-large-sectors" $'large IVs\n'
 check "-c aes-xts-plain64 -s 512 -h sha256 --allow-discards" $'engine opts\n' "--hex-key --fanout-chunk 8192 --no-keystream-ahead"
+# The null cipher: no key in the table ("-"), as libcryptsetup maps it,
+# and the device holds the data as written.
+check "-c cipher_null-ecb -h sha256" $'null cipher\n'
+same_data "$WORK/b" "$LOOP" || fail "cipher_null-ecb: the device does not hold the data"
 echo x | "$VS" open --type plain -h sha256 --fanout-chunk 8192 --keystream-ahead-max 262144 \
 	--no-fanout "$LOOP" vt
 dmsetup table vt | grep -q ' 3 fanout_chunk:8192 keystream_ahead_max:262144 no_fanout$' ||
