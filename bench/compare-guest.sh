@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # In the guest, for bench/compare: ROUNDS rounds, each loading every
-# module in turn over the same brd ramdisk (aes-xts-plain64, one key) and
+# module in turn (in a rotated order) over the same brd ramdisk (aes-xts-plain64, one key) and
 # running the workloads, then dm-crypt with no_read_workqueue and
 # no_write_workqueue. fio JSON to RES/json/<label>-<workload>-r<n>.json.
 #
@@ -32,8 +32,13 @@ run() {
 	done <<< "$workloads"
 }
 
+# Each round starts one module further on, so that no module always runs
+# first or last in a round (where the host's and the guest's drift within
+# a round would favour one).
+labels=("$@")
 for round in $(seq 1 "${BENCH_ROUNDS:-5}"); do
-	for label; do
+	for i in "${!labels[@]}"; do
+		label=${labels[$(((i + round - 1) % ${#labels[@]}))]}
 		insmod "$RES/mod-$label/dm-veil.ko"
 		dmsetup create c-veil --table "0 $LEN veil aes-xts-plain64 $KEY 0 /dev/ram0 0"
 		run "$label" /dev/mapper/c-veil "$round"

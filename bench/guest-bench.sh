@@ -3,8 +3,9 @@
 # In the guest: fio over the raw device, dm-crypt (its default table and
 # its best settings: no_read_workqueue,no_write_workqueue; on kernels that
 # have it, high_priority too) and veil with the same cipher and key, on a
-# brd ramdisk and on a memory-backed null_blk with a completion delay (a
-# fast SSD), and with authenticated encryption over dm-integrity. ROUNDS
+# brd ramdisk (with aes-xts and with the null cipher) and on a
+# memory-backed null_blk with a completion delay (a fast SSD), and with
+# authenticated encryption over dm-integrity. ROUNDS
 # rounds (3 by default), each running every workload over every target
 # one after the other, so that the targets interleave.
 # Writes fio JSON to RESULTS/json/<cpus>-<dev>-<target>-<workload>-r<n>.json.
@@ -14,8 +15,8 @@
 # VEIL_KO names the module to load (default: the one make built for the
 # running kernel); BENCH_WORKLOADS, a regex, runs only the workloads whose
 # names match (all by default); BENCH_TARGETS, a regex, only those targets;
-# BENCH_DEVICES, a regex over brd, nullblk, async, aeadj and aeadd, only
-# those sections;
+# BENCH_DEVICES, a regex over brd, nullcipher, nullblk, async, aeadj and
+# aeadd, only those sections;
 # BENCH_ROUNDS, BENCH_RUNTIME (seconds per run, 4).
 set -eu
 RES=$1
@@ -94,6 +95,25 @@ done
 dmsetup status b-veil >> "$RES/env-$CPUS.txt"
 for d in $(dmsetup ls | awk '/^b-/ { print $1 }'); do dmsetup remove "$d"; done
 
+# Ramdisk, the null cipher (cipher_null-ecb, no key): no cipher time at
+# all, so what is left is each target's own machinery (bio clones, pages,
+# queues, wake-ups), the part of the cost that a fast cipher on real
+# hardware leaves visible.
+nc_targets="$(crypt_targets /dev/ram0 c cipher_null-ecb -)"
+map /dev/ram0 c-veil veil cipher_null-ecb -
+nc_targets="$nc_targets veil:/dev/mapper/c-veil"
+for round in $(seq 1 "$ROUNDS"); do
+	for t in $nc_targets; do
+		run "$round" nullcipher "${t%%:*}" "${t#*:}" rand-read-4k-qd1 randread 4k 1 1
+		run "$round" nullcipher "${t%%:*}" "${t#*:}" rand-write-4k-qd1 randwrite 4k 1 1
+		run "$round" nullcipher "${t%%:*}" "${t#*:}" seq-read-1m-qd1 read 1m 1 1
+		run "$round" nullcipher "${t%%:*}" "${t#*:}" seq-write-1m-qd1 write 1m 1 1
+	done
+	log "null cipher round $round done"
+done
+dmsetup status c-veil >> "$RES/env-$CPUS.txt"
+for d in $(dmsetup ls | awk '/^c-/ { print $1 }'); do dmsetup remove "$d"; done
+
 # Delayed null_blk, aes-ctr-plain64: reads at QD1, where keystream-ahead
 # hides cipher time behind the device's latency (and without it).
 nb_targets="raw:/dev/nullb0 $(crypt_targets /dev/nullb0 n aes-ctr-plain64 "$KEY32")"
@@ -147,7 +167,12 @@ for mode in J D; do
 		"$KEY32" integrity:28:aead)"
 	map /dev/mapper/i-$mode i$mode-veil veil 'capi:gcm(aes)-random' "$KEY32" \
 		"1 integrity:28:aead"
-	ae_targets="$ae_targets veil:/dev/mapper/i$mode-veil"
+	# and veil decrypting in dm-integrity's completion, as dm-crypt's
+	# no_read_workqueue does (by default veil hands such a read to its
+	# crypt queue rather than use another driver's thread)
+	map /dev/mapper/i-$mode i$mode-vnowq veil 'capi:gcm(aes)-random' "$KEY32" \
+		"3 integrity:28:aead no_read_workqueue no_write_workqueue"
+	ae_targets="$ae_targets veil:/dev/mapper/i$mode-veil veil-nowq:/dev/mapper/i$mode-vnowq"
 	head -c $((len * 512)) /dev/zero | dd of=/dev/mapper/i$mode-crypt bs=1M \
 		iflag=fullblock oflag=direct status=none
 	for round in $(seq 1 "$ROUNDS"); do
