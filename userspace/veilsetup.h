@@ -208,6 +208,7 @@ int vs_dm_exists(const char *name);
 int vs_dm_uuid(const char *name, char *uuid, size_t len);
 int vs_dm_create(const struct vs_map *m, const char *table, int read_only);
 void vs_dm_create_failed(const char *name);
+int vs_dm_create_linear(const struct vs_temp *tmp, const char *dev, uint64_t len);
 int vs_dm_reload(const char *name, const char *table, int read_only);
 int vs_dm_remove(const char *name);
 int vs_dm_remove_deferred(const char *name);
@@ -236,7 +237,8 @@ void vs_keyring_drop(int32_t id);
 
 /* vs-plain.c: plain volume keys */
 int vs_plain_key(const char *path, struct vs_map *m);
-int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const char *key);
+int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const char *key,
+		       const char *loopaes);
 
 /* vs-integrity.c: LUKS2 with dm-integrity below veil */
 void vs_integrity_lower(const char *name, struct vs_table *t);
@@ -247,6 +249,7 @@ int vs_integrity_wipe(struct crypt_device *cd);
 int vs_foreign_type(const char *type);
 int vs_foreign_check_options(const char *type);
 int vs_foreign_open(const char *type, const char *device, const char *name);
+int vs_foreign_volume_key(const char *name, const struct vs_table *t, struct vs_map *m);
 const char *vs_foreign_uuid_type(const char *uuid);
 void vs_foreign_table(const char *name, struct vs_table *t);
 int vs_foreign_close(const char *name, const struct vs_table *t, int deferred);

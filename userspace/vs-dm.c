@@ -184,6 +184,33 @@ int vs_dm_create(const struct vs_map *m, const char *table, int read_only)
 	return ok ? 0 : -EINVAL;
 }
 
+/**
+ * vs_dm_create_linear() - a temporary read-only linear mapping of a device
+ * @tmp: the name and uuid, from vs_dm_temp_begin().
+ * @dev: the device ("major:minor"), mapped from its first sector.
+ * @len: sectors.
+ *
+ * For libcryptsetup, which opens a device it maps exclusively: the device
+ * under an active mapping is held, this one is not. udev leaves it alone.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int vs_dm_create_linear(const struct vs_temp *tmp, const char *dev, uint64_t len)
+{
+	struct dm_task *dmt = task(DM_DEVICE_CREATE, tmp->name);
+	char params[96];
+	int ok;
+
+	if (!dmt)
+		return -ENOMEM;
+	snprintf(params, sizeof(params), "%s 0", dev);
+	ok = dm_task_set_uuid(dmt, tmp->uuid) && dm_task_set_ro(dmt) &&
+	     dm_task_add_target(dmt, 0, len, "linear", params) &&
+	     run_synced(dmt, PRIVATE_UDEV_FLAGS);
+	dm_task_destroy(dmt);
+	return ok ? 0 : -EINVAL;
+}
+
 /* Why the table of a new mapping @name was refused, for the user. */
 void vs_dm_create_failed(const char *name)
 {

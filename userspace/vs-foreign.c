@@ -657,6 +657,102 @@ out:
 	return r < 0 ? r : 0;
 }
 
+/*
+ * Remove temporary device @tmp, if made (@made), and end it
+ * (vs_dm_temp_end()); @r: the result so far, kept unless 0 and the device
+ * stays.
+ */
+static int temp_remove(struct vs_temp *tmp, int made, int r)
+{
+	if (made && vs_dm_remove(tmp->name)) {
+		fprintf(stderr, "Cannot deactivate temporary device %s.\n", tmp->path);
+		r = r ?: -EBUSY;
+	}
+	vs_dm_temp_end(tmp);
+	return r;
+}
+
+/**
+ * vs_foreign_volume_key() - the keys of a loop-AES mapping, for a new table
+ * @name: the mapping.
+ * @t: its table (vs_table_get()).
+ * @m: m->key (crypt_safe_alloc(), the caller frees it) and m->key_size.
+ *
+ * From --key-file (with --keyfile-offset, --keyfile-size, --hash; the
+ * cipher, key size and offsets are the mapping's), as libcryptsetup makes
+ * them: its public API gives loop-AES keys only in a table, so
+ * libcryptsetup maps the volume with dm-crypt, read-only and hidden from
+ * udev, and the keys come from that table, as at open. It maps a
+ * temporary linear device over @t's device, which the mapping holds
+ * (libcryptsetup wants it exclusively). Both temporary devices are
+ * removed before the keys are used. A key file whose keys make another
+ * cipher spec than the mapping's (one key for a 64-key volume) is
+ * refused with the message of libcryptsetup's refresh; loop-AES has no
+ * header, so the caller checks the keys against the mapping's data.
+ *
+ * Return: 0, or a negative errno after a message; -ENOTSUP for a mapping
+ * of another format.
+ */
+int vs_foreign_volume_key(const char *name, const struct vs_table *t, struct vs_map *m)
+{
+	struct crypt_params_loopaes p = {
+		.hash = opt.hash, .offset = t->offset, .skip = t->iv_offset,
+	};
+	struct vs_target_fields *c;
+	const char *key_file = opt.key_file;
+	struct crypt_device *cd = NULL;
+	struct vs_temp lin, tmp;
+	int r, lin_made = 0, tmp_made = 0;
+	char cipher[64], type[32];
+
+	if (strcmp(t->foreign, CRYPT_LOOPAES))
+		return -ENOTSUP;
+	c = crypt_safe_alloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	r = check_key_file("loopaes") ?: vs_dm_temp_begin(&lin);
+	if (r)
+		goto out_free;
+	r = vs_dm_create_linear(&lin, t->dev, vs_device_sectors(t->path));
+	lin_made = !r;
+	if (r)
+		fprintf(stderr, "Cannot create temporary device %s.\n", lin.path);
+	if (!r)
+		r = vs_crypt_init(NULL, lin.path, &cd);
+	if (r)
+		goto out_lin;
+	/* The keys go into the dm-crypt table, and from there to veil's. */
+	crypt_volume_key_keyring(cd, 0);
+	snprintf(cipher, sizeof(cipher), "%.*s", (int)strcspn(t->cipher, ":-"), t->cipher);
+	r = crypt_format(cd, CRYPT_LOOPAES, cipher, NULL, NULL, NULL, t->key_bits / 8, &p) ?:
+	    vs_dm_temp_begin(&tmp);
+	if (r)
+		goto out_lin;
+	/* As cryptsetup: libcryptsetup reads standard input as a file. */
+	if (!strcmp(key_file, "-"))
+		key_file = "/dev/stdin";
+	r = crypt_activate_by_keyfile_device_offset(cd, tmp.name, CRYPT_ANY_SLOT, key_file,
+						    opt.keyfile_size, opt.keyfile_offset,
+						    CRYPT_ACTIVATE_PRIVATE | CRYPT_ACTIVATE_READONLY);
+	vs_dm_log_default();
+	tmp_made = r >= 0;
+	if (tmp_made)
+		r = read_fields(tmp.name, type, c);
+	r = temp_remove(&tmp, tmp_made, r);
+	if (!r && strcmp(c->cipher, t->cipher)) {
+		fprintf(stderr, "Mismatching parameters on device %s.\n", name);
+		r = -EINVAL;
+	}
+	if (!r)
+		r = vs_key_from_hex(c->key, m);
+out_lin:
+	crypt_free(cd);
+	r = temp_remove(&lin, lin_made, r);
+out_free:
+	crypt_safe_free(c);
+	return r < 0 ? r : 0;
+}
+
 /**
  * vs_foreign_uuid_type() - the format of a mapping these formats make
  * @uuid: the mapping's dm uuid.

@@ -501,24 +501,52 @@ int vs_action_close(int argc, char **argv)
 	return vs_foreign_close(argv[0], &t, 0);
 }
 
+/* Whether key @m is hex key field @hex. */
+static int same_hex_key(const struct vs_map *m, const char *hex)
+{
+	char byte[3];
+	size_t i;
+
+	if (strlen(hex) != 2 * m->key_size)
+		return 0;
+	for (i = 0; i < m->key_size; i++) {
+		snprintf(byte, sizeof(byte), "%02x", m->key[i]);
+		if (strncasecmp(byte, hex + 2 * i, 2))
+			return 0;
+	}
+	return 1;
+}
+
 /*
  * The key field for a new table of mapping @t: the same hex key, or for a
  * keyring key the volume key again, through the thread keyring (*@key_id,
  * to drop after the load): from the LUKS header's tokens (a PIN asked up to
  * @pin_tries times) or passphrase, or for a plain mapping from the
- * passphrase and plain options given now, checked against the mapping's
- * data.
+ * passphrase and plain options given now and for a loop-AES one from
+ * --key-file, checked against the mapping's data.
+ * A loop-AES key file given for a mapping with its key in the table is
+ * checked against that key, as libcryptsetup compares keys for a reload.
  */
 static int reload_key(const char *name, struct vs_table *t, struct vs_map *m,
 		      int pin_tries, int32_t *key_id, char **field)
 {
 	struct crypt_device *cd = NULL;
 	const char *type = vs_uuid_type(t->uuid);
+	int loopaes = !strcmp(t->foreign, CRYPT_LOOPAES);
 	char desc[192];
 	int r;
 
 	*key_id = -1;
 	*field = NULL;
+	if (!t->keyring && loopaes && opt.key_file) {
+		r = vs_foreign_volume_key(name, t, m);
+		if (r)
+			return r;
+		if (!same_hex_key(m, t->key)) {
+			fprintf(stderr, "Mismatching parameters on device %s.\n", name);
+			return -EINVAL;
+		}
+	}
 	if (!t->keyring) {
 		*field = crypt_safe_alloc(sizeof(t->key));
 		if (!*field)
@@ -526,12 +554,14 @@ static int reload_key(const char *name, struct vs_table *t, struct vs_map *m,
 		memcpy(*field, t->key, sizeof(t->key));
 		return 0;
 	}
-	if (!type) {
+	if (!type && !t->foreign[0]) {
 		fprintf(stderr, "The key of %s is in the kernel keyring only, and it "
 			"is no veilsetup mapping: veilsetup cannot load it again.\n", name);
 		return -EINVAL;
 	}
-	if (!strcmp(type, CRYPT_PLAIN)) {
+	if (t->foreign[0]) {
+		r = vs_foreign_volume_key(name, t, m);
+	} else if (!strcmp(type, CRYPT_PLAIN)) {
 		m->key_size = t->key_bits / 8;
 		m->size = 0;
 		r = vs_plain_key(t->path, m);
@@ -545,8 +575,10 @@ static int reload_key(const char *name, struct vs_table *t, struct vs_map *m,
 		snprintf(desc, sizeof(desc), VS_KEY_PREFIX "%s", t->uuid);
 		r = vs_key_field(m, 1, desc, key_id, field);
 	}
-	if (!r && !strcmp(type, CRYPT_PLAIN))
-		r = vs_plain_key_check(t, m, *field);
+	if (!r && loopaes)
+		r = vs_plain_key_check(t, m, *field, name);
+	else if (!r && type && !strcmp(type, CRYPT_PLAIN))
+		r = vs_plain_key_check(t, m, *field, NULL);
 	return r < 0 ? r : 0;
 }
 
@@ -585,13 +617,32 @@ static int reload(const char *name, struct vs_table *t, struct vs_map *m, uint64
 	return r;
 }
 
-/* As libcryptsetup: no resize or refresh of the other formats' mappings. */
-static int check_reloadable(const struct vs_table *t)
+/*
+ * As cryptsetup 2.6: libcryptsetup resizes no TCRYPT or BITLK mapping
+ * (and no FileVault2 one, vs_action_resize()); cryptsetup refreshes LUKS,
+ * plain and loop-AES mappings only, and loop-AES ones with --key-file. A
+ * loop-AES mapping with its key in the kernel keyring takes --key-file
+ * for a resize too: veilsetup loads the keys again.
+ */
+static int check_reloadable(const struct vs_table *t, int refresh)
 {
+	int loopaes = !strcmp(t->foreign, CRYPT_LOOPAES);
+
 	if (!t->foreign[0])
 		return 0;
-	fprintf(stderr, "This operation is not supported for %s crypt device.\n", t->foreign);
-	return -ENOTSUP;
+	if (refresh && !loopaes) {
+		fprintf(stderr, "Refresh is not supported for device type %s\n", t->foreign);
+		return -EINVAL;
+	}
+	if (!refresh && (!strcmp(t->foreign, CRYPT_TCRYPT) || !strcmp(t->foreign, CRYPT_BITLK))) {
+		fprintf(stderr, "This operation is not supported for this device type.\n");
+		return -ENOTSUP;
+	}
+	if (loopaes && !opt.key_file && (refresh || t->keyring)) {
+		fprintf(stderr, "Option --key-file is required.\n");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int vs_action_resize(int argc, char **argv)
@@ -602,7 +653,7 @@ int vs_action_resize(int argc, char **argv)
 	int r;
 
 	(void)argc;
-	r = vs_table_get(argv[0], &t) ?: check_reloadable(&t);
+	r = vs_table_get(argv[0], &t) ?: check_reloadable(&t, 0);
 	if (r)
 		goto out;
 	vs_table_flags(&t, &m);
@@ -636,6 +687,16 @@ int vs_action_resize(int argc, char **argv)
 	if (!len || len > dev_len - t.offset) {
 		fprintf(stderr, "Device %s is too small.\n", t.path);
 		r = -EINVAL;
+		goto out;
+	}
+	/*
+	 * As libcryptsetup 2.6, which reloads no FileVault2 mapping: a new
+	 * size is refused, the same one needs nothing.
+	 */
+	if (!strcmp(t.foreign, CRYPT_FVAULT2)) {
+		r = len == t.len ? 0 : -EINVAL;
+		if (r)
+			fprintf(stderr, "Mismatching parameters on device %s.\n", argv[0]);
 		goto out;
 	}
 	/* The optional words stay as they are; as cryptsetup, one PIN try. */
@@ -685,7 +746,7 @@ int vs_action_refresh(int argc, char **argv)
 	int r;
 
 	(void)argc;
-	r = vs_table_get(argv[0], &t) ?: check_reloadable(&t);
+	r = vs_table_get(argv[0], &t) ?: check_reloadable(&t, 1);
 	if (!r) {
 		vs_table_flags(&t, &m);
 		/* As cryptsetup: the header's flags and those given now. */

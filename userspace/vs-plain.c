@@ -115,25 +115,41 @@ static size_t check_len(const char *path, unsigned int sector_size)
 	return (size_t)block > sector_size ? (size_t)block : sector_size;
 }
 
+/*
+ * The sectors of a multi-key cipher spec ("aes:64-cbc-lmk": sector i is
+ * encrypted with key i mod 64), or 1: the check reads one with each key.
+ */
+static unsigned long key_count(const char *cipher)
+{
+	const char *colon = strchr(cipher, ':');
+	unsigned long n = colon ? strtoul(colon + 1, NULL, 10) : 1;
+
+	return n ?: 1;
+}
+
 /**
  * vs_plain_key_check() - does a key decrypt what a mapping decrypts?
  * @t: the active mapping.
  * @m: its cipher, offsets, sector size and flags, as a new table of it.
  * @key: the table key field to check (hex or a keyring reference, valid
  *       until the caller drops it).
+ * @loopaes: for a loop-AES mapping, its name: a wrong key then gets
+ *	     cryptsetup's message for a refresh with another key file.
  *
- * The first encryption sector (or logical block, if larger) is read
- * through the mapping and through a temporary read-only mapping of it with
+ * The first encryption sector (or logical block, if larger; one sector
+ * per key of a multi-key spec, loop-AES's 64) is read through the mapping
+ * and through a temporary read-only mapping of it with
  * @key (private to udev, removed after; termination waits for that);
  * the mapping is read again after, so that a write in between is not taken
  * for a wrong key. Different keys give different plaintexts of any sector
  * but with a chance of 2^-4096 and less.
  *
- * Return: 0 when the plaintexts are the same, -EPERM when they differ
- * (with cryptsetup's message for a wrong passphrase), another negative
- * errno when the check could not be made.
+ * Return: 0 when the plaintexts are the same, -EPERM (plain: with
+ * cryptsetup's message for a wrong passphrase) or -EINVAL (loop-AES) when
+ * they differ, another negative errno when the check could not be made.
  */
-int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const char *key)
+int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const char *key,
+		       const char *loopaes)
 {
 	unsigned char *live = NULL, *again = NULL, *cand = NULL;
 	struct vs_map tm = *m;
@@ -144,6 +160,8 @@ int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const c
 
 	snprintf(live_path, sizeof(live_path), "/dev/mapper/%s", m->name);
 	len = check_len(live_path, m->sector_size);
+	if (len < m->sector_size * key_count(m->cipher))
+		len = m->sector_size * key_count(m->cipher);
 	if (posix_memalign((void **)&live, 4096, len) ||
 	    posix_memalign((void **)&again, 4096, len) ||
 	    posix_memalign((void **)&cand, 4096, len)) {
@@ -183,7 +201,10 @@ int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const c
 	}
 	vs_dm_temp_end(&tmp);
 out:
-	if (r == -EPERM)
+	if (r == -EPERM && loopaes) {
+		fprintf(stderr, "Mismatching parameters on device %s.\n", loopaes);
+		r = -EINVAL;
+	} else if (r == -EPERM)
 		fprintf(stderr, "No key available with this passphrase (a plain volume: "
 			"give the --hash and key file options it was opened with).\n");
 	else if (r)

@@ -16,11 +16,18 @@
 # fails (a layer's name taken, a veil table the kernel refuses) leaves
 # nothing mapped and exits as cryptsetup does; close removes a device
 # libcryptsetup left with dm-crypt; SIGTERM during BitLocker's key
-# derivation maps nothing.
+# derivation maps nothing. Resize and refresh, run through both tools on
+# copies of a volume: a loop-AES volume resizes as with cryptsetup (size,
+# data), veilsetup reading the key file again and refusing other keys;
+# its refresh, which cryptsetup 2.6.1 cannot do, reloads the flags;
+# TCRYPT, BitLocker and FileVault2 are refused with cryptsetup's messages
+# and exit codes. A busy close (a TCRYPT cascade held open, its lowest
+# layer held open, a mounted loop-AES volume) ends as cryptsetup's and
+# leaves the devices in use as they were.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
-requires module loop dm_crypt dm_zero
+requires module loop dm_crypt dm_zero ext4
 veil_load
 # libcryptsetup's kernel cipher interface and the ciphers these images
 # use, loaded once: module autoloading costs seconds per TCRYPT attempt in
@@ -347,3 +354,248 @@ rc=0
 dmsetup table vt | grep -q " zero" || fail "loopaesOpen replaced another device"
 [ "$(state)" = "$before" ] || fail "loopaesOpen over a taken name left a device"
 echo "ok: loop-AES write and a taken name (${SECONDS}s)"
+
+# Resize and refresh, each command line through both tools on two copies
+# of a volume, cryptsetup's mapping fc (dm-crypt), veilsetup's fv (veil).
+# both WANT INPUT ARGS...: cryptsetup ARGS and veilsetup ARGS, the word
+# NAME in ARGS the mapping's name, INPUT on stdin: both exit WANT and
+# print the same, the names aside (and libdevmapper's line for each busy
+# try of cryptsetup's close, which veilsetup's close does not print:
+# veilsetup/008).
+both() {
+	local want=$1 input=$2 rc_c=0 rc_v=0
+	shift 2
+	printf '%s\n' "$input" | cryptsetup "${@/#NAME/fc}" > "$WORK/c" 2>&1 || rc_c=$?
+	printf '%s\n' "$input" | "$VS" "${@/#NAME/fv}" > "$WORK/v" 2>&1 || rc_v=$?
+	sed -i 's/^cryptsetup: //; s/\bfc\b/NAME/g' "$WORK/c"
+	sed -i '/^device-mapper: remove ioctl on NAME  *failed: Device or resource busy$/d' "$WORK/c"
+	sed -i 's/^veilsetup: //; s/\bfv\b/NAME/g' "$WORK/v"
+	[ "$rc_c" = "$want" ] || fail "cryptsetup $*: exit $rc_c, not $want: $(cat "$WORK/c")"
+	[ "$rc_v" = "$want" ] || fail "veilsetup $*: exit $rc_v, not $want: $(cat "$WORK/v")"
+	diff -u "$WORK/c" "$WORK/v" || fail "veilsetup $*: other output than cryptsetup's"
+	echo "ok: both exit $want (${SECONDS}s): $*"
+}
+# same_size [SECTORS]: fc and fv are as large (and SECTORS if given) and
+# read the same (their first 4 MiB at most)
+same_size() {
+	local c v
+	c=$(sectors /dev/mapper/fc) v=$(sectors /dev/mapper/fv)
+	[ "$c" = "$v" ] || fail "after resize: cryptsetup's mapping has $c sectors, veilsetup's $v"
+	[ -z "${1:-}" ] || [ "$v" = "$1" ] || fail "after resize: $v sectors, not $1"
+	cmp -s <(head -c 4M /dev/mapper/fc) <(head -c 4M /dev/mapper/fv) ||
+		fail "after resize: veil reads other data than dm-crypt"
+}
+# veil_only: fv's table is veil, its key in no table
+veil_only() {
+	dmsetup table --showkeys fv | grep -q " veil " || fail "fv is not veil: $(dmsetup table fv)"
+	key_hidden fv
+}
+
+# loop-AES with 64 keys: cryptsetup resizes it with the keys in its
+# table; veilsetup takes the key file again (the keys checked against the
+# data, one sector per key) and maps them through the keyring.
+head -c 8M /dev/urandom > "$WORK/la-c"
+cp "$WORK/la-c" "$WORK/la-v"
+# 64 other keys; the same first key and 63 others
+sed -n 2,65p "$WORK/keys-all" > "$WORK/keys-other"
+{ head -n 1 "$WORK/keys-all"; sed -n 3,65p "$WORK/keys-all"; } > "$WORK/keys-first"
+before=$(state)
+cryptsetup loopaesOpen -d "$WORK/keys64" "$WORK/la-c" fc
+"$VS" loopaesOpen -d "$WORK/keys64" "$WORK/la-v" fv
+_devs+=(fc fv)
+both 0 "" resize -d "$WORK/keys64" --size 8000 NAME
+same_size 8000
+veil_only
+both 0 "" resize -d "$WORK/keys64" --device-size 2MiB NAME
+same_size 4096
+truncate -s 9M "$WORK/la-c" "$WORK/la-v"
+both 0 "" resize -d "$WORK/keys64" NAME
+same_size $((9 * 2048))
+veil_only
+# Refresh: both want the key file, and refuse one that is no loop-AES
+# key file. With one, cryptsetup 2.6.1 fails: libcryptsetup opens the
+# device below exclusively, as for a new mapping, and the mapping holds
+# it. veilsetup reloads the mapping with the keys checked, and refuses
+# other keys (fewer, or other ones behind the first) with the message of
+# libcryptsetup's reload.
+both 1 "" refresh NAME
+grep -qx "Option --key-file is required." "$WORK/v" || fail "refresh without -d: $(cat "$WORK/v")"
+both 1 "" refresh -d "$WORK/keys-all" NAME
+grep -qx "Incompatible loop-AES keyfile detected." "$WORK/v" || fail "refresh -d keys-all: $(cat "$WORK/v")"
+for k in keys64 keys-other keys1; do
+	rc=0
+	cryptsetup refresh -d "$WORK/$k" --allow-discards fc > "$WORK/c" 2>&1 || rc=$?
+	[ "$rc" = 5 ] && grep -qx "Cannot use device /dev/loop[0-9]* which is in use (already mapped or mounted)." "$WORK/c" ||
+		fail "cryptsetup 2.6.1 refreshed loop-AES with $k: exit $rc: $(cat "$WORK/c"): update this test"
+done
+"$VS" refresh -d "$WORK/keys64" --allow-discards fv
+dmsetup table fv | grep -q allow_discards || fail "refresh --allow-discards: $(dmsetup table fv)"
+same_size $((9 * 2048))
+"$VS" open --refresh -d "$WORK/keys64" fv
+dmsetup table fv | grep -q allow_discards && fail "refresh without --allow-discards: $(dmsetup table fv)"
+veil_only
+for k in keys-other keys-first keys1; do
+	for a in refresh resize; do
+		rc=0
+		"$VS" "$a" -d "$WORK/$k" fv > "$WORK/v" 2>&1 || rc=$?
+		[ "$rc" = 1 ] && grep -qx "Mismatching parameters on device fv." "$WORK/v" ||
+			fail "veilsetup $a -d $k: exit $rc: $(cat "$WORK/v")"
+	done
+done
+same_size $((9 * 2048))
+# Key files from standard input.
+"$VS" refresh -d - fv < "$WORK/keys64"
+# veilsetup needs the key file for a resize too (its keys are in no table).
+rc=0
+"$VS" resize --size 8000 fv > "$WORK/v" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -qx "Option --key-file is required." "$WORK/v" ||
+	fail "veilsetup resize without -d: exit $rc: $(cat "$WORK/v")"
+same_size $((9 * 2048))
+# Written through veil after the resize, read back through dm-crypt.
+plaintext "$WORK/a" $((1024 * 1024))
+write_direct "$WORK/a" /dev/mapper/fv $((8 * 1024 * 1024))
+cryptsetup close fc
+"$VS" close fv
+cryptsetup loopaesOpen -d "$WORK/keys64" "$WORK/la-v" fc
+same_data "$WORK/a" /dev/mapper/fc $((8 * 1024 * 1024)) ||
+	fail "loop-AES resized: dm-crypt reads other data than veil wrote"
+cryptsetup close fc
+# --disable-keyring: the key is in veil's table, resize needs no key file
+# (as cryptsetup); a key file for a refresh must be the one.
+"$VS" loopaesOpen --disable-keyring -d "$WORK/keys1" "$WORK/la-v" fv 2> /dev/null
+"$VS" resize --size 4096 fv
+[ "$(sectors /dev/mapper/fv)" = 4096 ] || fail "resize --disable-keyring: $(sectors /dev/mapper/fv)"
+rc=0
+"$VS" refresh -d "$WORK/keys-other" fv > "$WORK/v" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -qx "Mismatching parameters on device fv." "$WORK/v" ||
+	fail "refresh of a table key with another key file: exit $rc: $(cat "$WORK/v")"
+"$VS" refresh -d "$WORK/keys1" fv 2> /dev/null
+"$VS" close fv
+[ "$(state)" = "$before" ] || fail "loop-AES resize: left $(state)"
+echo "ok: loop-AES resize and refresh as cryptsetup's (${SECONDS}s)"
+
+# TCRYPT and BitLocker: libcryptsetup resizes neither; cryptsetup
+# refreshes neither (nor FileVault2). A TCRYPT cascade and a BitLocker
+# volume (opened with its volume key: no key derivation) stay as they
+# were, every layer.
+cp "$TC/tc_5-sha512-xts-serpent-twofish-aes" "$WORK/tc-c"
+cp "$TC/tc_5-sha512-xts-serpent-twofish-aes" "$WORK/tc-v"
+before=$(state)
+echo "$PW" | cryptsetup tcryptOpen --disable-veracrypt -h sha512 -c aes-twofish-serpent "$WORK/tc-c" fc
+echo "$PW" | "$VS" tcryptOpen --disable-veracrypt -h sha512 -c aes-twofish-serpent "$WORK/tc-v" fv
+_devs+=(fc_2 fc_1 fc fv_2 fv_1 fv)
+tables=$(dmsetup table fv_2; dmsetup table fv_1; dmsetup table fv)
+both 1 "$PW" resize --size 64 NAME
+grep -qx "This operation is not supported for this device type." "$WORK/v" ||
+	fail "TCRYPT resize: $(cat "$WORK/v")"
+both 1 "$PW" resize NAME
+both 1 "$PW" refresh NAME
+grep -qx "Refresh is not supported for device type TCRYPT" "$WORK/v" ||
+	fail "TCRYPT refresh: $(cat "$WORK/v")"
+both 1 "$PW" open --refresh --type tcrypt "$WORK/tc-c" NAME
+[ "$(dmsetup table fv_2; dmsetup table fv_1; dmsetup table fv)" = "$tables" ] ||
+	fail "TCRYPT: a refused resize or refresh changed the cascade"
+same_size
+echo "ok: TCRYPT resize and refresh refused as by cryptsetup (${SECONDS}s)"
+
+# close of a mapping still open (held by a process): cryptsetup's message
+# and exit code, and every layer of the cascade stays as it was; once it
+# is closed, close removes them all.
+(exec 3< /dev/mapper/fc 4< /dev/mapper/fv; exec sleep 15) &
+holder=$!
+sleep 0.5
+both 5 "" close NAME
+grep -qx "Device NAME is still in use." "$WORK/v" || fail "busy close: $(cat "$WORK/v")"
+[ "$(dmsetup table fv_2; dmsetup table fv_1; dmsetup table fv)" = "$tables" ] ||
+	fail "TCRYPT: a busy close changed the cascade: $(dmsetup ls)"
+for d in fc fc_1 fc_2; do dmsetup info "$d" > /dev/null || fail "cryptsetup's busy close removed $d"; done
+kill "$holder"
+wait "$holder" || true
+# The lowest layer held open: both remove the layers above it and leave
+# it; cryptsetup 2.6.1 ends with exit code 0 and no word, veilsetup names
+# the device left (exit code 5).
+(exec 3< /dev/mapper/fc_2 4< /dev/mapper/fv_2; exec sleep 15) &
+holder=$!
+sleep 0.5
+rc=0
+cryptsetup close fc > "$WORK/c" 2>&1 || rc=$?
+grep -v "remove ioctl on fc_2 *failed: Device or resource busy" "$WORK/c" > "$WORK/c2" || true
+[ "$rc" = 0 ] && [ ! -s "$WORK/c2" ] ||
+	fail "cryptsetup 2.6.1 close with fc_2 held: exit $rc: $(cat "$WORK/c"): update this test"
+rc=0
+"$VS" close fv > "$WORK/v" 2>&1 || rc=$?
+[ "$rc" = 5 ] && [ "$(cat "$WORK/v")" = "Device fv_2 is still in use." ] ||
+	fail "veilsetup close with fv_2 held: exit $rc: $(cat "$WORK/v")"
+for d in fc fc_1 fv fv_1; do
+	! dmsetup info "$d" > /dev/null 2>&1 || fail "close with the lowest layer held left $d"
+done
+[ "$(dmsetup table fv_2)" = "$(echo "$tables" | head -1)" ] || fail "close changed the held fv_2"
+kill "$holder"
+wait "$holder" || true
+cryptsetup close fc_2
+"$VS" close fv_2
+[ "$(state)" = "$before" ] || fail "TCRYPT: close after a busy close left $(state)"
+echo "ok: a busy TCRYPT cascade closes as with cryptsetup (${SECONDS}s)"
+
+# A mounted loop-AES volume: the same.
+before=$(state)
+cryptsetup loopaesOpen -d "$WORK/keys65" "$WORK/la-c" fc
+"$VS" loopaesOpen -d "$WORK/keys65" "$WORK/la-v" fv
+_devs+=(fc fv)
+mkdir "$WORK/mc" "$WORK/mv"
+mkfs.ext2 -q /dev/mapper/fc
+mkfs.ext2 -q /dev/mapper/fv
+mount /dev/mapper/fc "$WORK/mc"
+track_mount "$WORK/mc"
+mount /dev/mapper/fv "$WORK/mv"
+track_mount "$WORK/mv"
+both 5 "" loopaesClose NAME
+dmsetup table fv | grep -q " veil " || fail "a busy loop-AES close changed fv: $(dmsetup table fv)"
+umount "$WORK/mc" "$WORK/mv"
+both 0 "" close NAME
+[ "$(state)" = "$before" ] || fail "loop-AES: close after a busy close left $(state)"
+echo "ok: a mounted loop-AES volume closes as with cryptsetup (${SECONDS}s)"
+
+# BitLocker, opened with its volume key (no key derivation in the guest).
+cp "$BL/bitlk-aes-cbc-elephant-128.img" "$WORK/bl-c"
+cp "$BL/bitlk-aes-cbc-elephant-128.img" "$WORK/bl-v"
+before=$(state)
+cryptsetup bitlkOpen --volume-key-file "$WORK/bvk-v" "$WORK/bl-c" fc
+"$VS" bitlkOpen --volume-key-file "$WORK/bvk-v" "$WORK/bl-v" fv
+_devs+=(fc fv)
+tables=$(dmsetup table fv)
+both 1 "" resize --size 64 NAME
+grep -qx "This operation is not supported for this device type." "$WORK/v" ||
+	fail "BITLK resize: $(cat "$WORK/v")"
+both 1 "" refresh NAME
+grep -qx "Refresh is not supported for device type BITLK" "$WORK/v" ||
+	fail "BITLK refresh: $(cat "$WORK/v")"
+[ "$(dmsetup table fv)" = "$tables" ] || fail "BITLK: a refused resize or refresh changed fv"
+same_size
+both 0 "" close NAME
+[ "$(state)" = "$before" ] || fail "BITLK: left $(state)"
+echo "ok: BITLK resize and refresh refused as by cryptsetup (${SECONDS}s)"
+
+# FileVault2: libcryptsetup 2.6 reloads no FileVault2 mapping, so
+# cryptsetup's resize to another size fails (the same size is nothing to
+# do) and refresh is refused; veilsetup's the same, asking for nothing.
+cp --sparse=always "$FV" "$WORK/fv-c"
+cp --sparse=always "$FV" "$WORK/fv-v"
+before=$(state)
+echo heslo123 | cryptsetup fvault2Open "$WORK/fv-c" fc
+echo heslo123 | "$VS" fvault2Open "$WORK/fv-v" fv
+_devs+=(fc fv)
+tables=$(dmsetup table fv)
+size=$(sectors /dev/mapper/fv)
+both 1 "" resize --size 64 NAME
+grep -qx "Mismatching parameters on device NAME." "$WORK/v" || fail "FVAULT2 resize: $(cat "$WORK/v")"
+both 1 "" resize NAME
+both 0 "" resize --size "$size" NAME
+both 1 "" refresh NAME
+grep -qx "Refresh is not supported for device type FVAULT2" "$WORK/v" ||
+	fail "FVAULT2 refresh: $(cat "$WORK/v")"
+[ "$(dmsetup table fv)" = "$tables" ] || fail "FVAULT2: a refused resize or refresh changed fv"
+same_size "$size"
+both 0 "" close NAME
+[ "$(state)" = "$before" ] || fail "FVAULT2: left $(state)"
+echo "ok: FVAULT2 resize and refresh as cryptsetup's (${SECONDS}s)"
