@@ -20,11 +20,13 @@ die() { echo "deps: $*" >&2; exit 1; }
 # The TPM2 test (host/009): swtpm, QEMU's software TPM; systemd's
 # systemd-cryptenroll and token plugin, which dlopen libtss2-esys, -rc,
 # -mu and the device TCTI; tpm2-tools to extend a PCR.
+# The PKCS#11 token test (veilsetup/012): SoftHSM, openssl for its key and
+# certificate, gnutls-bin's p11tool to write the certificate to it.
 debs="qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 linux-source-6.12
       cryptsetup-bin dmsetup fio mtd-utils e2fsprogs kmod keyutils udev busybox-static
       nbd-client nbd-server iproute2 rt-tests
       systemd swtpm swtpm-tools tpm2-tools libtss2-esys-3.0.2-0 libtss2-rc0 libtss2-mu0
-      libtss2-tcti-device0
+      libtss2-tcti-device0 softhsm2 openssl gnutls-bin
       libdevmapper-dev libcryptsetup-dev libjson-c-dev pkg-config gcc make perl dkms python3-venv"
 for what in "$@"; do
 	case "$what" in
