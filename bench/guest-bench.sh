@@ -95,59 +95,53 @@ done
 dmsetup status b-veil >> "$RES/env-$CPUS.txt"
 for d in $(dmsetup ls | awk '/^b-/ { print $1 }'); do dmsetup remove "$d"; done
 
+# section DEVTAG PREFIX TARGETS "NAME RW BS"...: ROUNDS rounds of the
+# workloads at QD1 over TARGETS ("name:device" words), then the status of
+# PREFIX-veil into the environment file and every PREFIX- device removed.
+section() {
+	local dev=$1 prefix=$2 targets=$3 round t w name rw bs d
+	shift 3
+	for round in $(seq 1 "$ROUNDS"); do
+		for t in $targets; do
+			for w in "$@"; do
+				read -r name rw bs <<< "$w"
+				run "$round" "$dev" "${t%%:*}" "${t#*:}" "$name" "$rw" "$bs" 1 1
+			done
+		done
+		log "$dev round $round done"
+	done
+	dmsetup status "$prefix-veil" >> "$RES/env-$CPUS.txt"
+	for d in $(dmsetup ls | awk -v p="^$prefix-" '$1 ~ p { print $1 }'); do
+		dmsetup remove "$d"
+	done
+}
+
 # Ramdisk, the null cipher (cipher_null-ecb, no key): no cipher time at
 # all, so what is left is each target's own machinery (bio clones, pages,
 # queues, wake-ups), the part of the cost that a fast cipher on real
 # hardware leaves visible.
-nc_targets="$(crypt_targets /dev/ram0 c cipher_null-ecb -)"
 map /dev/ram0 c-veil veil cipher_null-ecb -
-nc_targets="$nc_targets veil:/dev/mapper/c-veil"
-for round in $(seq 1 "$ROUNDS"); do
-	for t in $nc_targets; do
-		run "$round" nullcipher "${t%%:*}" "${t#*:}" rand-read-4k-qd1 randread 4k 1 1
-		run "$round" nullcipher "${t%%:*}" "${t#*:}" rand-write-4k-qd1 randwrite 4k 1 1
-		run "$round" nullcipher "${t%%:*}" "${t#*:}" seq-read-1m-qd1 read 1m 1 1
-		run "$round" nullcipher "${t%%:*}" "${t#*:}" seq-write-1m-qd1 write 1m 1 1
-	done
-	log "null cipher round $round done"
-done
-dmsetup status c-veil >> "$RES/env-$CPUS.txt"
-for d in $(dmsetup ls | awk '/^c-/ { print $1 }'); do dmsetup remove "$d"; done
+section nullcipher c "$(crypt_targets /dev/ram0 c cipher_null-ecb -) veil:/dev/mapper/c-veil" \
+	"rand-read-4k-qd1 randread 4k" "rand-write-4k-qd1 randwrite 4k" \
+	"seq-read-1m-qd1 read 1m" "seq-write-1m-qd1 write 1m"
 
 # Delayed null_blk, aes-ctr-plain64: reads at QD1, where keystream-ahead
 # hides cipher time behind the device's latency (and without it).
-nb_targets="raw:/dev/nullb0 $(crypt_targets /dev/nullb0 n aes-ctr-plain64 "$KEY32")"
 map /dev/nullb0 n-veil veil aes-ctr-plain64 "$KEY32"
 map /dev/nullb0 n-noahead veil aes-ctr-plain64 "$KEY32" "1 no_keystream_ahead"
-nb_targets="$nb_targets veil:/dev/mapper/n-veil veil-no-ahead:/dev/mapper/n-noahead"
-for round in $(seq 1 "$ROUNDS"); do
-	for t in $nb_targets; do
-		run "$round" nullblk "${t%%:*}" "${t#*:}" rand-read-64k-qd1 randread 64k 1 1
-		run "$round" nullblk "${t%%:*}" "${t#*:}" rand-read-256k-qd1 randread 256k 1 1
-		run "$round" nullblk "${t%%:*}" "${t#*:}" seq-read-1m-qd1 read 1m 1 1
-	done
-	log "null_blk round $round done"
-done
-dmsetup status n-veil >> "$RES/env-$CPUS.txt"
-for d in $(dmsetup ls | awk '/^n-/ { print $1 }'); do dmsetup remove "$d"; done
+section nullblk n "raw:/dev/nullb0 $(crypt_targets /dev/nullb0 n aes-ctr-plain64 "$KEY32")
+	veil:/dev/mapper/n-veil veil-no-ahead:/dev/mapper/n-noahead" \
+	"rand-read-64k-qd1 randread 64k" "rand-read-256k-qd1 randread 256k" \
+	"seq-read-1m-qd1 read 1m"
 
 # Ramdisk through an async cipher driver (cryptd: every request is queued
 # and completed by a worker), as a hardware engine would be: how many
 # requests each target keeps in flight decides the throughput.
 ASYNC=capi:cryptd\(xts\(ecb\(aes-generic\)\)\)-plain64
-as_targets="$(crypt_targets /dev/ram0 a "$ASYNC" "$KEY64")"
 map /dev/ram0 a-veil veil "$ASYNC" "$KEY64"
-as_targets="$as_targets veil:/dev/mapper/a-veil"
-for round in $(seq 1 "$ROUNDS"); do
-	for t in $as_targets; do
-		run "$round" async "${t%%:*}" "${t#*:}" seq-write-1m-qd1 write 1m 1 1
-		run "$round" async "${t%%:*}" "${t#*:}" seq-read-1m-qd1 read 1m 1 1
-		run "$round" async "${t%%:*}" "${t#*:}" rand-read-4k-qd1 randread 4k 1 1
-	done
-	log "async round $round done"
-done
-dmsetup status a-veil >> "$RES/env-$CPUS.txt"
-for d in $(dmsetup ls | awk '/^a-/ { print $1 }'); do dmsetup remove "$d"; done
+section async a "$(crypt_targets /dev/ram0 a "$ASYNC" "$KEY64") veil:/dev/mapper/a-veil" \
+	"seq-write-1m-qd1 write 1m" "seq-read-1m-qd1 read 1m" "rand-read-4k-qd1 randread 4k"
+
 # Authenticated encryption over dm-integrity, as cryptsetup's --cipher
 # aes-gcm-random --integrity aead makes it (capi:gcm(aes)-random, 16
 # bytes of tag and 12 of IV per sector), dm-integrity in journal (J) and
