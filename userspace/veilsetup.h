@@ -156,6 +156,7 @@ int vs_dm_sysfs(const char *majmin, const char *what, char *out, size_t len);
 int vs_table_split(const char *params, struct vs_target_fields *c);
 size_t vs_key_bits(const char *key);
 int vs_key_from_hex(const char *hex, struct vs_map *m);
+int vs_key_equal_hex(const unsigned char *key, size_t len, const char *hex);
 int vs_table_get(const char *name, struct vs_table *t);
 int vs_table_get_closing(const char *name, struct vs_table *t);
 const char *vs_uuid_type(const char *uuid);

@@ -501,36 +501,50 @@ int vs_action_close(int argc, char **argv)
 	return vs_foreign_close(argv[0], &t, 0);
 }
 
-/* Whether key @m is hex key field @hex. */
-static int same_hex_key(const struct vs_map *m, const char *hex)
+/*
+ * The volume key of mapping @t again, into @m->key: for LUKS from
+ * --volume-key-file (checked against the header) or the header's tokens
+ * (a PIN asked up to @pin_tries times) and passphrase, for a plain mapping
+ * from the passphrase and plain options given now, for a loop-AES one from
+ * --key-file.
+ */
+static int volume_key(const char *name, const struct vs_table *t, struct vs_map *m,
+		      int pin_tries)
 {
-	char byte[3];
-	size_t i;
+	struct crypt_device *cd = NULL;
+	const char *type = vs_uuid_type(t->uuid);
+	int r;
 
-	if (strlen(hex) != 2 * m->key_size)
-		return 0;
-	for (i = 0; i < m->key_size; i++) {
-		snprintf(byte, sizeof(byte), "%02x", m->key[i]);
-		if (strncasecmp(byte, hex + 2 * i, 2))
-			return 0;
+	if (t->foreign[0])
+		return vs_foreign_volume_key(name, t, m);
+	if (!strcmp(type, CRYPT_PLAIN)) {
+		m->key_size = t->key_bits / 8;
+		m->size = 0;
+		return vs_plain_key(t->path, m);
 	}
-	return 1;
+	r = vs_load_luks(opt.header ?: t->path, &cd);
+	if (!r)
+		r = opt.volume_key_file ? luks_file_key(cd, m) :
+		    luks_volume_key(cd, m, t->path, pin_tries);
+	crypt_free(cd);
+	return r;
 }
 
 /*
- * The key field for a new table of mapping @t: the same hex key, or for a
- * keyring key the volume key again, through the thread keyring (*@key_id,
- * to drop after the load): from the LUKS header's tokens (a PIN asked up to
- * @pin_tries times) or passphrase, or for a plain mapping from the
- * passphrase and plain options given now and for a loop-AES one from
- * --key-file, checked against the mapping's data.
- * A loop-AES key file given for a mapping with its key in the table is
- * checked against that key, as libcryptsetup compares keys for a reload.
+ * The key field for a new table of mapping @t, with the volume key again
+ * (volume_key()) where it is needed; a key in the kernel keyring goes
+ * through the thread keyring (*@key_id, to drop after the load), and a
+ * plain or loop-AES key is checked against the mapping's data.
+ *
+ * A key in the table (--disable-keyring) stays, and with @unlock (a
+ * refresh; a loop-AES resize with --key-file too) the key unlocked now
+ * must be that one, as libcryptsetup compares keys for a reload:
+ * cryptsetup's resize of such a mapping asks for no key, its refresh
+ * does. The null cipher has no key to compare.
  */
 static int reload_key(const char *name, struct vs_table *t, struct vs_map *m,
-		      int pin_tries, int32_t *key_id, char **field)
+		      int unlock, int pin_tries, int32_t *key_id, char **field)
 {
-	struct crypt_device *cd = NULL;
 	const char *type = vs_uuid_type(t->uuid);
 	int loopaes = !strcmp(t->foreign, CRYPT_LOOPAES);
 	char desc[192];
@@ -538,16 +552,20 @@ static int reload_key(const char *name, struct vs_table *t, struct vs_map *m,
 
 	*key_id = -1;
 	*field = NULL;
-	if (!t->keyring && loopaes && opt.key_file) {
-		r = vs_foreign_volume_key(name, t, m);
-		if (r)
-			return r;
-		if (!same_hex_key(m, t->key)) {
-			fprintf(stderr, "Mismatching parameters on device %s.\n", name);
-			return -EINVAL;
-		}
-	}
 	if (!t->keyring) {
+		if ((unlock || (loopaes && opt.key_file)) && (type || t->foreign[0]) &&
+		    strcmp(t->key, "-")) {
+			r = volume_key(name, t, m, pin_tries);
+			if (r < 0)
+				return r;
+			r = vs_key_equal_hex(m->key, m->key_size, t->key);
+			if (r < 0)
+				return r;
+			if (!r) {
+				fprintf(stderr, "Mismatching parameters on device %s.\n", name);
+				return -EINVAL;
+			}
+		}
 		*field = crypt_safe_alloc(sizeof(t->key));
 		if (!*field)
 			return -ENOMEM;
@@ -559,18 +577,7 @@ static int reload_key(const char *name, struct vs_table *t, struct vs_map *m,
 			"is no veilsetup mapping: veilsetup cannot load it again.\n", name);
 		return -EINVAL;
 	}
-	if (t->foreign[0]) {
-		r = vs_foreign_volume_key(name, t, m);
-	} else if (!strcmp(type, CRYPT_PLAIN)) {
-		m->key_size = t->key_bits / 8;
-		m->size = 0;
-		r = vs_plain_key(t->path, m);
-	} else {
-		r = vs_load_luks(opt.header ?: t->path, &cd);
-		if (!r)
-			r = luks_volume_key(cd, m, t->path, pin_tries);
-		crypt_free(cd);
-	}
+	r = volume_key(name, t, m, pin_tries);
 	if (r >= 0) {
 		snprintf(desc, sizeof(desc), VS_KEY_PREFIX "%s", t->uuid);
 		r = vs_key_field(m, 1, desc, key_id, field);
@@ -584,11 +591,11 @@ static int reload_key(const char *name, struct vs_table *t, struct vs_map *m,
 
 /*
  * Load @t again with @len sectors and optional words @words, or @m's flags
- * and the options when @words is NULL; a token's PIN is asked up to
- * @pin_tries times.
+ * and the options when @words is NULL; @unlock for a refresh (reload_key());
+ * a token's PIN is asked up to @pin_tries times.
  */
 static int reload(const char *name, struct vs_table *t, struct vs_map *m, uint64_t len,
-		  const char *words, int pin_tries)
+		  const char *words, int unlock, int pin_tries)
 {
 	char *key = NULL, *table = NULL;
 	int32_t key_id;
@@ -603,7 +610,7 @@ static int reload(const char *name, struct vs_table *t, struct vs_map *m, uint64
 	m->offset = t->offset;
 	m->iv_offset = t->iv_offset;
 	m->iv_large_sectors = strstr(t->features, VEIL_OPT_IV_LARGE_SECTORS) != NULL;
-	r = reload_key(name, t, m, pin_tries, &key_id, &key);
+	r = reload_key(name, t, m, unlock, pin_tries, &key_id, &key);
 	if (!r) {
 		table = vs_table_build(m, len, key, words);
 		r = table ? vs_dm_reload(name, table, t->read_only) : -ENOMEM;
@@ -700,7 +707,7 @@ int vs_action_resize(int argc, char **argv)
 		goto out;
 	}
 	/* The optional words stay as they are; as cryptsetup, one PIN try. */
-	r = reload(argv[0], &t, &m, len, t.features, 1);
+	r = reload(argv[0], &t, &m, len, t.features, 0, 1);
 out:
 	explicit_bzero(&t, sizeof(t));
 	return r;
@@ -753,7 +760,7 @@ int vs_action_refresh(int argc, char **argv)
 		m.flags = cli_flags() | header_flags(&t);
 		vs_keep_engine_words(&t);
 		/* cryptsetup's open --refresh: --tries PINs on a terminal */
-		r = reload(argv[0], &t, &m, t.len, NULL, vs_tries_tty());
+		r = reload(argv[0], &t, &m, t.len, NULL, 1, vs_tries_tty());
 		if (!r && opt.persistent)
 			r = store_flags(&t, m.flags);
 	}

@@ -131,6 +131,38 @@ size_t vs_key_bits(const char *key)
 	return key[0] == ':' ? strtoul(key + 1, NULL, 10) * 8 : strlen(key) * 4;
 }
 
+/*
+ * The value of hex digit @c, or 0x100 for no hex digit; no branch or table
+ * lookup on @c, so that decoding a key leaves no trace of it in timing.
+ */
+static unsigned int hex_nibble(unsigned char c)
+{
+	int digit = c - '0', letter = (c | 0x20) - 'a';
+	unsigned int is_digit = -(unsigned int)((digit >= 0) & (digit < 10));
+	unsigned int is_letter = -(unsigned int)((letter >= 0) & (letter < 6));
+
+	return ((unsigned int)digit & is_digit) | ((unsigned int)(letter + 10) & is_letter) |
+	       (0x100 & ~(is_digit | is_letter));
+}
+
+/*
+ * @hex (2 * @len digits) into @out; nonzero when a character is no hex
+ * digit.
+ */
+static unsigned int hex_decode(const char *hex, unsigned char *out, size_t len)
+{
+	unsigned int hi, lo, bad = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		hi = hex_nibble(hex[2 * i]);
+		lo = hex_nibble(hex[2 * i + 1]);
+		bad |= (hi | lo) & 0x100;
+		out[i] = (hi << 4 | lo) & 0xff;
+	}
+	return bad;
+}
+
 /**
  * vs_key_from_hex() - a table's hex key field as a key
  * @hex: the field.
@@ -142,7 +174,7 @@ size_t vs_key_bits(const char *key)
  */
 int vs_key_from_hex(const char *hex, struct vs_map *m)
 {
-	size_t len = strlen(hex), i;
+	size_t len = strlen(hex);
 
 	if (!len || len % 2 || (m->key_size && len != 2 * m->key_size))
 		return -EINVAL;
@@ -150,10 +182,38 @@ int vs_key_from_hex(const char *hex, struct vs_map *m)
 	m->key = crypt_safe_alloc(m->key_size);
 	if (!m->key)
 		return -ENOMEM;
-	for (i = 0; i < m->key_size; i++)
-		if (sscanf(hex + 2 * i, "%2hhx", &m->key[i]) != 1)
-			return -EINVAL;
-	return 0;
+	return hex_decode(hex, m->key, m->key_size) ? -EINVAL : 0;
+}
+
+/**
+ * vs_key_equal_hex() - is a key the one of a table's hex key field?
+ * @key: the key.
+ * @len: its size in bytes.
+ * @hex: the field.
+ *
+ * The field is decoded into memory of crypt_safe_alloc() and compared
+ * whole: the time taken depends on the sizes only, not on where the keys
+ * differ.
+ *
+ * Return: 1 when they are the same key, 0 when not (or @hex is no hex
+ * key of @len bytes), -ENOMEM.
+ */
+int vs_key_equal_hex(const unsigned char *key, size_t len, const char *hex)
+{
+	unsigned char *dec;
+	unsigned int diff;
+	size_t i;
+
+	if (!len || strlen(hex) != 2 * len)
+		return 0;
+	dec = crypt_safe_alloc(len);
+	if (!dec)
+		return -ENOMEM;
+	diff = hex_decode(hex, dec, len);
+	for (i = 0; i < len; i++)
+		diff |= dec[i] ^ key[i];
+	crypt_safe_free(dec);
+	return !diff;
 }
 
 /*

@@ -591,6 +591,53 @@ want=2 both "" luksAddKey $fast --volume-key-file "$WORK/vk-bad" @DEV@ "$WORK/k3
 said "Volume key does not match the volume."
 same_header "luksAddKey --volume-key-file with another key (refused)"
 
+# Refresh unlocks as cryptsetup's: --volume-key-file is the key (a keyring
+# mapping then asks for nothing); with the key in the table
+# (--disable-keyring) the key unlocked now must be the table's, and a
+# wrong passphrase or volume key changes nothing. Resize of such a
+# mapping asks for nothing, as cryptsetup's.
+info "refresh: volume key file, keys in the table"
+table_of() { dmsetup table --showkeys "$1"; }
+same_tables() {
+	[ "$(table_of cs-$n)" = "$tc" ] && [ "$(table_of vs-$n)" = "$tv" ] ||
+		fail "$1 changed a table: $(table_of vs-$n | cut -d' ' -f1-3,6-)"
+}
+want=0 both "" open -d "$WORK/k1" @DEV@ @NAME@
+_devs+=(cs-$n vs-$n)
+want=0 both "" open --refresh --allow-discards --volume-key-file "$WORK/vk" @NAME@
+dmsetup table vs-$n | grep -q ' allow_discards' ||
+	fail "open --refresh --volume-key-file: $(dmsetup table vs-$n)"
+key_hidden vs-$n
+want=2 both "" refresh --perf-same_cpu_crypt --volume-key-file "$WORK/vk-bad" @NAME@
+said "Volume key does not match the volume."
+dmsetup table vs-$n | grep -q ' same_cpu_crypt' && fail "refresh with a wrong volume key reloaded"
+want=0 both "" close @NAME@
+want=0 both "" open --disable-keyring -d "$WORK/k1" @DEV@ @NAME@
+tc=$(table_of cs-$n) tv=$(table_of vs-$n)
+want=2 both "" refresh --allow-discards -d "$WORK/kw" @NAME@
+said "No key available with this passphrase."
+same_tables "refresh with a wrong passphrase"
+want=2 both "" open --refresh --allow-discards --volume-key-file "$WORK/vk-bad" @NAME@
+said "Volume key does not match the volume."
+same_tables "open --refresh with a wrong volume key"
+want=0 both "" resize --size 8192 @NAME@
+[ "$(sectors /dev/mapper/vs-$n)" = 8192 ] || fail "resize of a table key: $(sectors /dev/mapper/vs-$n)"
+want=0 both "" refresh --allow-discards -d "$WORK/k2" @NAME@
+dmsetup table vs-$n | grep -q ' allow_discards' || fail "refresh of a table key: $(dmsetup table vs-$n)"
+want=0 both "" open --refresh --perf-same_cpu_crypt --volume-key-file "$WORK/vk" @NAME@
+dmsetup table vs-$n | grep -q ' same_cpu_crypt' || fail "open --refresh --volume-key-file of a table key: $(dmsetup table vs-$n)"
+want=0 both "" close @NAME@
+# A plain mapping has no header: another passphrase is another key, which
+# cryptsetup refuses as other parameters.
+want=0 both "pass" open --type plain --disable-keyring -h sha256 --size 8192 @DEV@ @NAME@
+tc=$(table_of cs-$n) tv=$(table_of vs-$n)
+want=1 both "wrong" open --refresh --type plain -h sha256 --allow-discards @NAME@
+said "Mismatching parameters on device @NAME@."
+same_tables "plain open --refresh with another passphrase"
+want=0 both "pass" open --refresh --type plain -h sha256 --allow-discards @NAME@
+dmsetup table vs-$n | grep -q ' allow_discards' || fail "plain open --refresh: $(dmsetup table vs-$n)"
+want=0 both "" close @NAME@
+
 # --shared: plain mappings of parts of a device that is mapped already,
 # as cryptsetup maps them (no exclusive open); only plain takes it.
 want=0 both "pass" open --type plain --size 8192 @DEV@ @NAME@
