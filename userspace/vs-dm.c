@@ -224,19 +224,48 @@ void vs_dm_create_failed(const char *name)
 			"veil table (see the kernel log).\n", name);
 }
 
+/* Drop the inactive table of @name, which may hold a key. */
+static void clear_inactive(const char *name)
+{
+	struct dm_task *dmt = task(DM_DEVICE_CLEAR, name);
+
+	if (!dmt || !dm_task_run(dmt))
+		fprintf(stderr, "Cannot clear the inactive table of %s, which may hold "
+			"its key: run 'dmsetup clear %s'.\n", name, name);
+	if (dmt)
+		dm_task_destroy(dmt);
+}
+
+/**
+ * vs_dm_reload() - load a new table into a mapping and resume it
+ * @name: the mapping.
+ * @table: the new table, which may carry a hex key.
+ * @read_only: load it read-only.
+ *
+ * Termination waits until the new table is live or gone
+ * (vs_signals_hold()): a table left inactive would keep its key in the
+ * kernel, printed by "dmsetup table --inactive". A resume that fails
+ * clears the inactive table; the old one stays live.
+ *
+ * Return: 0 or a negative errno.
+ */
 int vs_dm_reload(const char *name, const char *table, int read_only)
 {
 	struct dm_task *dmt = task(DM_DEVICE_RELOAD, name);
-	int ok;
+	sigset_t old;
+	int ok, r;
 
 	if (!dmt)
 		return -ENOMEM;
+	vs_signals_hold(&old);
 	ok = (!read_only || dm_task_set_ro(dmt)) && load_table(dmt, table) &&
 	     dm_task_run(dmt);
 	dm_task_destroy(dmt);
-	if (!ok)
-		return -EINVAL;
-	return vs_dm_resume(name);
+	r = ok ? vs_dm_resume(name) : -EINVAL;
+	if (ok && r)
+		clear_inactive(name);
+	vs_signals_release(&old);
+	return r;
 }
 
 int vs_dm_suspend(const char *name)
