@@ -137,7 +137,10 @@ static unsigned long key_count(const char *cipher)
  *	     cryptsetup's message for a refresh with another key file.
  *
  * The first encryption sector (or logical block, if larger; one sector
- * per key of a multi-key spec, loop-AES's 64) is read through the mapping
+ * per key of a multi-key spec, loop-AES's 64, or as many as a shorter
+ * mapping has: no data checks the keys of sectors past its end, and a
+ * mapping shorter than its keys' sectors stays one that can be resized)
+ * is read through the mapping
  * and through a temporary read-only mapping of it with
  * @key (private to udev, removed after; termination waits for that);
  * the mapping is read again after, so that a write in between is not taken
@@ -162,6 +165,9 @@ int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const c
 	len = check_len(live_path, m->sector_size);
 	if (len < m->sector_size * key_count(m->cipher))
 		len = m->sector_size * key_count(m->cipher);
+	/* A mapping shorter than its keys' sectors: the sectors there are. */
+	if (len > t->len * 512)
+		len = t->len * 512;
 	if (posix_memalign((void **)&live, 4096, len) ||
 	    posix_memalign((void **)&again, 4096, len) ||
 	    posix_memalign((void **)&cand, 4096, len)) {

@@ -412,6 +412,18 @@ truncate -s 9M "$WORK/la-c" "$WORK/la-v"
 both 0 "" resize -d "$WORK/keys64" NAME
 same_size $((9 * 2048))
 veil_only
+# Shorter than its keys (16 sectors, 64 keys): the keys are checked on the
+# sectors there are, and it resizes and refreshes again.
+both 0 "" resize -d "$WORK/keys64" --size 16 NAME
+same_size 16
+"$VS" refresh -d "$WORK/keys64" fv
+rc=0
+"$VS" resize -d "$WORK/keys-first" fv > "$WORK/v" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -qx "Mismatching parameters on device fv." "$WORK/v" ||
+	fail "veilsetup resize of 16 sectors -d keys-first: exit $rc: $(cat "$WORK/v")"
+same_size 16
+both 0 "" resize -d "$WORK/keys64" NAME
+same_size $((9 * 2048))
 # Refresh: both want the key file, and refuse one that is no loop-AES
 # key file. With one, cryptsetup 2.6.1 fails: libcryptsetup opens the
 # device below exclusively, as for a new mapping, and the mapping holds
