@@ -211,6 +211,7 @@ int vs_dm_create(const struct vs_map *m, const char *table, int read_only);
 void vs_dm_create_failed(const char *name);
 int vs_dm_create_linear(const struct vs_temp *tmp, const char *dev, uint64_t len);
 int vs_dm_reload(const char *name, const char *table, int read_only);
+void vs_dm_temp_remove_failed(const struct vs_temp *tmp);
 int vs_dm_remove(const char *name);
 int vs_dm_remove_deferred(const char *name);
 int vs_dm_cancel_deferred(const char *name);

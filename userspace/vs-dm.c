@@ -237,6 +237,17 @@ static void clear_inactive(const char *name)
 }
 
 /**
+ * vs_dm_temp_remove_failed() - say that a temporary device stays
+ * @tmp: the device, which holds a volume's key in its table.
+ */
+void vs_dm_temp_remove_failed(const struct vs_temp *tmp)
+{
+	fprintf(stderr, "Cannot deactivate temporary device %s, which holds the "
+		"volume's key: remove it with 'dmsetup remove --retry %s'.\n",
+		tmp->path, tmp->name);
+}
+
+/**
  * vs_dm_reload() - load a new table into a mapping and resume it
  * @name: the mapping.
  * @table: the new table, which may carry a hex key.

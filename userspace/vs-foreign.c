@@ -665,7 +665,7 @@ out:
 static int temp_remove(struct vs_temp *tmp, int made, int r)
 {
 	if (made && vs_dm_remove(tmp->name)) {
-		fprintf(stderr, "Cannot deactivate temporary device %s.\n", tmp->path);
+		vs_dm_temp_remove_failed(tmp);
 		r = r ?: -EBUSY;
 	}
 	vs_dm_temp_end(tmp);

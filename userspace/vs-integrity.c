@@ -215,7 +215,7 @@ int vs_integrity_wipe(struct crypt_device *cd)
 			fprintf(stderr, "Cannot wipe %s to initialize its integrity tags.\n",
 				crypt_get_device_name(cd));
 		if (vs_dm_remove(tmp.name) || vs_dm_remove(dif))
-			fprintf(stderr, "Cannot deactivate temporary device %s.\n", tmp.path);
+			vs_dm_temp_remove_failed(&tmp);
 	}
 	vs_dm_temp_end(&tmp);
 	return r < 0 ? r : 0;

@@ -202,7 +202,7 @@ int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const c
 	if (!r)
 		r = memcmp(live, again, len) ? -EBUSY : memcmp(live, cand, len) ? -EPERM : 0;
 	if (vs_dm_remove(tmp.name)) {
-		fprintf(stderr, "Cannot deactivate temporary device %s.\n", tmp.path);
+		vs_dm_temp_remove_failed(&tmp);
 		r = r ?: -EBUSY;
 	}
 	vs_dm_temp_end(&tmp);
