@@ -60,6 +60,14 @@ same_data "$WORK/a" /dev/mapper/fv || fail "veil reads other data than dm-crypt 
 echo "$PIN" | "$VS" resize --token-only --size 8192 fv
 [ "$(sectors /dev/mapper/fv)" = 8192 ] || fail "resize with the token: $(sectors /dev/mapper/fv)"
 same_data "$WORK/a" /dev/mapper/fv || fail "veil reads other data after resize"
+key_hidden fv
+# a wrong PIN: refused, the mapping as it was
+table=$(dmsetup table --showkeys fv)
+rc=0
+echo 9999 | "$VS" resize --token-only --size 4096 fv > "$WORK/v" 2>&1 || rc=$?
+[ "$rc" != 0 ] && grep -qx "No token could be unlocked with this PIN." "$WORK/v" ||
+	fail "resize --token-only, a wrong PIN: exit $rc: $(cat "$WORK/v")"
+[ "$(dmsetup table --showkeys fv)" = "$table" ] || fail "a resize with a wrong PIN changed fv: $(dmsetup table fv)"
 "$VS" close fv
 echo "ok: the PKCS#11 token opens the volume for both (${SECONDS}s)"
 
