@@ -21,10 +21,12 @@
  * is swapped, the lowest first. Only TCRYPT has layers.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <libcryptsetup.h>
 
 #include "veilsetup.h"
@@ -672,6 +674,66 @@ static int temp_remove(struct vs_temp *tmp, int made, int r)
 	return r;
 }
 
+/*
+ * --key-file (with --keyfile-offset and --keyfile-size) read now, before
+ * termination is held, and left in a pipe (kernel memory, never swapped)
+ * for libcryptsetup to read back as a file: *@pipe_path names it, *@fd
+ * is its read end, to close after. A key file on standard input or a slow
+ * device may keep the read waiting, and SIGINT must still end it.
+ */
+static int key_file_pipe(char *pipe_path, size_t len, int *fd)
+{
+	const char *key_file = strcmp(opt.key_file, "-") ? opt.key_file : NULL;
+	int fds[2] = { -1, -1 }, r;
+	size_t kf_size = 0, done = 0;
+	char *kf = NULL;
+	ssize_t w;
+
+	*fd = -1;
+	/* libcryptsetup's messages, as when it reads the file itself */
+	r = crypt_keyfile_device_read(NULL, key_file, &kf, &kf_size, opt.keyfile_offset,
+				      opt.keyfile_size, 0);
+	if (r < 0)
+		return r;
+	/*
+	 * A loop-AES key file is 65 lines at most, a few KiB: one that a
+	 * pipe cannot hold whole (64 KiB) is none, as libcryptsetup would say.
+	 */
+	if (kf_size > 1 << 16) {
+		fprintf(stderr, "Incompatible loop-AES keyfile detected.\n");
+		r = -EINVAL;
+		goto out;
+	}
+	if (pipe2(fds, O_CLOEXEC)) {
+		r = -errno;
+		fprintf(stderr, "Cannot pass key file %s on: %s.\n", opt.key_file, strerror(-r));
+		goto out;
+	}
+	for (; done < kf_size; done += w) {
+		w = write(fds[1], kf + done, kf_size - done);
+		if (w < 0 && errno == EINTR) {
+			w = 0;
+			continue;
+		}
+		if (w <= 0) {
+			r = -EIO;
+			fprintf(stderr, "Cannot pass key file %s on: %s.\n", opt.key_file,
+				strerror(EIO));
+			goto out;
+		}
+	}
+	snprintf(pipe_path, len, "/proc/self/fd/%d", fds[0]);
+	*fd = fds[0];
+	fds[0] = -1;
+out:
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	crypt_safe_free(kf);
+	return r < 0 ? r : 0;
+}
+
 /**
  * vs_foreign_volume_key() - the keys of a loop-AES mapping, for a new table
  * @name: the mapping.
@@ -699,18 +761,18 @@ int vs_foreign_volume_key(const char *name, const struct vs_table *t, struct vs_
 		.hash = opt.hash, .offset = t->offset, .skip = t->iv_offset,
 	};
 	struct vs_target_fields *c;
-	const char *key_file = opt.key_file;
 	struct crypt_device *cd = NULL;
 	struct vs_temp lin, tmp;
-	int r, lin_made = 0, tmp_made = 0;
-	char cipher[64], type[32];
+	int r, lin_made = 0, tmp_made = 0, key_fd = -1;
+	char cipher[64], type[32], key_file[64];
 
 	if (strcmp(t->foreign, CRYPT_LOOPAES))
 		return -ENOTSUP;
 	c = crypt_safe_alloc(sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	r = check_key_file("loopaes") ?: vs_dm_temp_begin(&lin);
+	r = check_key_file("loopaes") ?: key_file_pipe(key_file, sizeof(key_file), &key_fd) ?:
+	    vs_dm_temp_begin(&lin);
 	if (r)
 		goto out_free;
 	r = vs_dm_create_linear(&lin, t->dev, vs_device_sectors(t->path));
@@ -728,11 +790,9 @@ int vs_foreign_volume_key(const char *name, const struct vs_table *t, struct vs_
 	    vs_dm_temp_begin(&tmp);
 	if (r)
 		goto out_lin;
-	/* As cryptsetup: libcryptsetup reads standard input as a file. */
-	if (!strcmp(key_file, "-"))
-		key_file = "/dev/stdin";
+	/* The key file as read before, offset and size applied. */
 	r = crypt_activate_by_keyfile_device_offset(cd, tmp.name, CRYPT_ANY_SLOT, key_file,
-						    opt.keyfile_size, opt.keyfile_offset,
+						    0, 0,
 						    CRYPT_ACTIVATE_PRIVATE | CRYPT_ACTIVATE_READONLY);
 	vs_dm_log_default();
 	tmp_made = r >= 0;
@@ -749,6 +809,8 @@ out_lin:
 	crypt_free(cd);
 	r = temp_remove(&lin, lin_made, r);
 out_free:
+	if (key_fd >= 0)
+		close(key_fd);
 	crypt_safe_free(c);
 	return r < 0 ? r : 0;
 }
