@@ -65,8 +65,9 @@ key_hidden fv
 table=$(dmsetup table --showkeys fv)
 rc=0
 echo 9999 | "$VS" resize --token-only --size 4096 fv > "$WORK/v" 2>&1 || rc=$?
-[ "$rc" != 0 ] && grep -qx "No token could be unlocked with this PIN." "$WORK/v" ||
-	fail "resize --token-only, a wrong PIN: exit $rc: $(cat "$WORK/v")"
+# (systemd's plugin says why on the terminal; veilsetup's own message
+# comes with -v only, as cryptsetup's)
+[ "$rc" = 1 ] || fail "resize --token-only, a wrong PIN: exit $rc: $(cat "$WORK/v")"
 [ "$(dmsetup table --showkeys fv)" = "$table" ] || fail "a resize with a wrong PIN changed fv: $(dmsetup table fv)"
 "$VS" close fv
 echo "ok: the PKCS#11 token opens the volume for both (${SECONDS}s)"
