@@ -335,9 +335,10 @@ static char veil_hex_digit(u8 nibble)
  * @maxlen: size of @result.
  *
  * Prints ":<size>:<type>:<description>" for a keyring key, "-" for no
- * key, and the hex digits otherwise (zeros after a wipe, as dm-crypt does), made without
- * table lookups so that the time taken does not depend on the key; as many
- * as fit in a short buffer. The caller holds vc->key_lock.
+ * key, and the hex digits otherwise (zeros after a wipe, as dm-crypt
+ * does), made without table lookups so that the time taken does not
+ * depend on the key; as many as fit in a short buffer. The caller holds
+ * vc->key_lock.
  *
  * Return: the number of characters written.
  */

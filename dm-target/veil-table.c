@@ -74,8 +74,9 @@ static char *veil_tfm_error(const char *cipher, const char *mode,
  * neighbouring sectors share blocks. null repeats one keystream on every
  * sector, and plain (32 bits of the sector) on a device of more than 2^32
  * IV sectors. iv_offset is a whole number of sectors, so only
- * the length decides how many IVs there are. The null cipher (block size
- * 1 too) passes the data through: it has no keystream.
+ * the length decides how many IVs there are. A transform that takes no
+ * key (the null cipher, block size 1 too) passes the data through: it
+ * has no keystream.
  */
 static int veil_check_stream_iv(struct dm_target *ti,
 				const struct veil_c *vc)
@@ -86,9 +87,9 @@ static int veil_check_stream_iv(struct dm_target *ti,
 		   strstarts(name, "rfc3686(ctr(") ||
 		   strstarts(name, "essiv(ctr(");
 
-	/* The null cipher makes no keystream: there is none to share. */
+	/* A transform with no key (the null cipher) hides nothing to share. */
 	if (crypto_skcipher_blocksize(vc->tfm) != 1 ||
-	    strstr(name, "cipher_null"))
+	    !crypto_skcipher_max_keysize(vc->tfm))
 		return 0;
 	if (vc->iv_mode == VEIL_IV_NULL) {
 		ti->error = "IV null repeats one keystream on every sector of a stream cipher";
