@@ -393,17 +393,6 @@ static int exit_code(int r)
 	}
 }
 
-/* libcryptsetup's messages: errors always, the rest with -v / --debug. */
-void vs_log(int level, const char *msg, void *usrptr)
-{
-	(void)usrptr;
-	if (level == CRYPT_LOG_ERROR)
-		fputs(msg, stderr);
-	else if (level == CRYPT_LOG_NORMAL || (level == CRYPT_LOG_VERBOSE && opt.verbose) ||
-		 (level == CRYPT_LOG_DEBUG && opt.debug))
-		fputs(msg, stdout);
-}
-
 static void add_feature(const char *word)
 {
 	size_t n = strlen(opt.features);

@@ -101,6 +101,9 @@ int vs_size_arg(const char *s, const char *option, uint64_t *out);
 int vs_read_volume_key(const char *file, size_t key_size, char **key);
 int vs_write_volume_key(const char *file, const char *key, size_t key_size);
 int vs_print_key_hex(const char *key, size_t len, size_t wrap);
+int vs_volume_key_get(struct crypt_device *cd, char *key, size_t *key_size,
+		      const char *pass, size_t len);
+int vs_print_mk(const char *key, size_t key_size, const char *stored);
 int vs_tries_tty(void);
 int vs_crypt_init(const char *header, const char *device, struct crypt_device **cd);
 void vs_signals_hold(sigset_t *old);

@@ -967,20 +967,11 @@ static int dump_volume_key(struct crypt_device *cd, const char *device)
 		if (r < 0)
 			goto out;
 	}
-	r = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, key, &key_size, pass, len);
-	if (r < 0 && !tcrypt && r == -EPERM)
-		fprintf(stderr, "No key available with this passphrase.\n");
-	else if (r < 0 && !tcrypt && r == -ENOENT)
-		fprintf(stderr, "No usable keyslot is available.\n");
+	/* TCRYPT's key comes with its header: no messages, no key file. */
+	r = tcrypt ? crypt_volume_key_get(cd, CRYPT_ANY_SLOT, key, &key_size, NULL, 0) :
+		     vs_volume_key_get(cd, key, &key_size, pass, len);
 	if (r < 0)
 		goto out;
-	if (!tcrypt && opt.verbose)
-		printf("Key slot %d unlocked.\n", r);
-	if (!tcrypt && opt.volume_key_file) {
-		r = vs_write_volume_key(opt.volume_key_file, key, key_size);
-		if (r)
-			goto out;
-	}
 	if (tcrypt || bitlk) {
 		printf("%s header information for %s\n", crypt_get_type(cd),
 		       crypt_get_device_name(cd));
@@ -991,13 +982,7 @@ static int dump_volume_key(struct crypt_device *cd, const char *device)
 			printf("Payload offset:\t%d\n", (int)crypt_get_data_offset(cd));
 		else
 			printf("UUID:          \t%s\n", crypt_get_uuid(cd));
-		printf("MK bits:       \t%d\n", (int)key_size * 8);
-		if (bitlk && opt.volume_key_file) {
-			printf("Key stored to file %s.\n", opt.volume_key_file);
-			goto out;
-		}
-		printf("MK dump:\t");
-		r = vs_print_key_hex(key, key_size, 16);
+		r = vs_print_mk(key, key_size, bitlk ? opt.volume_key_file : NULL);
 	} else {
 		r = crypt_dump(cd);
 		if (r < 0)

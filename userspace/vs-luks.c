@@ -668,32 +668,15 @@ static int dump_volume_key(struct crypt_device *cd)
 	r = existing_passphrase(cd, prompt, &pass, &len);
 	if (r)
 		goto out;
-	r = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, key, &key_size, pass, len);
-	if (r == -EPERM)
-		fprintf(stderr, "No key available with this passphrase.\n");
-	else if (r == -ENOENT)
-		fprintf(stderr, "No usable keyslot is available.\n");
+	r = vs_volume_key_get(cd, key, &key_size, pass, len);
 	if (r < 0)
 		goto out;
-	if (opt.verbose)
-		printf("Key slot %d unlocked.\n", r);
-	if (opt.volume_key_file) {
-		r = vs_write_volume_key(opt.volume_key_file, key, key_size);
-		if (r)
-			goto out;
-	}
 	printf("LUKS header information for %s\n", crypt_get_device_name(cd));
 	printf("Cipher name:   \t%s\n", crypt_get_cipher(cd));
 	printf("Cipher mode:   \t%s\n", crypt_get_cipher_mode(cd));
 	printf("Payload offset:\t%d\n", (int)crypt_get_data_offset(cd));
 	printf("UUID:          \t%s\n", crypt_get_uuid(cd));
-	printf("MK bits:       \t%d\n", (int)key_size * 8);
-	if (opt.volume_key_file) {
-		printf("Key stored to file %s.\n", opt.volume_key_file);
-		goto out;
-	}
-	printf("MK dump:\t");
-	r = vs_print_key_hex(key, key_size, 16);
+	r = vs_print_mk(key, key_size, opt.volume_key_file);
 out:
 	crypt_safe_free(pass);
 	crypt_safe_free(key);

@@ -3,8 +3,8 @@
  * veilsetup: what every action uses: the parsed command line, the
  * confirmation before destroying something, a checked number argument,
  * a size with its unit, the number of passphrase tries, libcryptsetup's
- * context of a device, termination held while a key is mapped, a raw
- * volume key read from or written to a file.
+ * context of a device and its messages, termination held while a key is
+ * mapped, a volume key read from or written to a file or printed in hex.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -256,6 +256,54 @@ int vs_print_key_hex(const char *key, size_t len, size_t wrap)
 }
 
 /**
+ * vs_volume_key_get() - a dump's volume key, unlocked by a passphrase
+ * @cd: the device, its header loaded.
+ * @key: room for the key; @key_size: its size in, the key's size out.
+ * @pass: the passphrase; @len: its bytes.
+ *
+ * crypt_volume_key_get() with cryptsetup's messages for a wrong
+ * passphrase and for no usable keyslot, "Key slot N unlocked." with -v,
+ * and the key written to --volume-key-file when it is given.
+ *
+ * Return: 0, or a negative errno after a message.
+ */
+int vs_volume_key_get(struct crypt_device *cd, char *key, size_t *key_size,
+		      const char *pass, size_t len)
+{
+	int r = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, key, key_size, pass, len);
+
+	if (r == -EPERM)
+		fprintf(stderr, "No key available with this passphrase.\n");
+	else if (r == -ENOENT)
+		fprintf(stderr, "No usable keyslot is available.\n");
+	if (r < 0)
+		return r;
+	if (opt.verbose)
+		printf("Key slot %d unlocked.\n", r);
+	return opt.volume_key_file ?
+	       vs_write_volume_key(opt.volume_key_file, key, *key_size) : 0;
+}
+
+/**
+ * vs_print_mk() - the end of a dump with the volume key, as cryptsetup's
+ * @key: the key.
+ * @key_size: its bytes.
+ * @stored: the file it was written to, or NULL to print it.
+ *
+ * Return: 0, or a negative errno.
+ */
+int vs_print_mk(const char *key, size_t key_size, const char *stored)
+{
+	printf("MK bits:       \t%d\n", (int)key_size * 8);
+	if (stored) {
+		printf("Key stored to file %s.\n", stored);
+		return 0;
+	}
+	printf("MK dump:\t");
+	return vs_print_key_hex(key, key_size, 16);
+}
+
+/**
  * vs_tries_tty() - how often to ask for a passphrase, as cryptsetup's
  * set_tries_tty()
  *
@@ -307,4 +355,15 @@ void vs_signals_hold(sigset_t *old)
 void vs_signals_release(const sigset_t *old)
 {
 	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* libcryptsetup's messages: errors always, the rest with -v / --debug. */
+void vs_log(int level, const char *msg, void *usrptr)
+{
+	(void)usrptr;
+	if (level == CRYPT_LOG_ERROR)
+		fputs(msg, stderr);
+	else if (level == CRYPT_LOG_NORMAL || (level == CRYPT_LOG_VERBOSE && opt.verbose) ||
+		 (level == CRYPT_LOG_DEBUG && opt.debug))
+		fputs(msg, stdout);
 }
