@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install every build and test dependency on a Debian 12 machine (as root):
+# Install every build and test dependency on a Debian 12 machine:
 # Debian's packages, both guest kernels (6.1 from bookworm, 6.12 from
 # bookworm-backports or bookworm-security, with their headers) and
 # virtme-ng in a virtual environment under build/venv. Does nothing when
-# all of it is there already; fails loudly when something cannot be
-# installed.
+# all of it is there already (as any user); installing needs root; fails
+# loudly when something cannot be installed.
 #
 #   deps.sh          build and test dependencies
 #   deps.sh bench    and what make bench needs (plots)
@@ -38,17 +38,19 @@ for what in "$@"; do
 	esac
 done
 
-[ "$(id -u)" = 0 ] || die "run as root: it installs Debian packages"
 export DEBIAN_FRONTEND=noninteractive
 updated=""
+# Only installing needs root: a user with everything in place runs the
+# tests without it.
 apt_update() {
 	[ -n "$updated" ] && return
+	[ "$(id -u)" = 0 ] || die "missing: $1; run as root (sudo make deps) to install it"
 	apt-get update -qq || die "apt-get update failed"
 	updated=yes
 }
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
 apt_install() {
-	apt_update
+	apt_update "Debian packages $*"
 	echo "deps: installing Debian packages: $*"
 	apt-get install -y -qq --no-install-recommends "$@" ||
 		die "apt-get install $* failed"
@@ -69,7 +71,7 @@ have_612() {
 	return 1
 }
 if ! have_612; then
-	apt_update
+	apt_update "Debian's 6.12 kernel and its headers"
 	rel=$(newest_612)
 	if [ -z "$rel" ]; then
 		echo "deps: adding bookworm-backports to apt's sources for Debian's 6.12 kernel"
@@ -81,7 +83,7 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
 		updated=""
-		apt_update
+		apt_update "Debian's 6.12 kernel and its headers"
 		rel=$(newest_612)
 	fi
 	[ -n "$rel" ] || die "no linux-image-6.12.*+deb12-amd64 in apt's sources (bookworm-backports)"

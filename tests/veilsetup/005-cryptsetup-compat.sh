@@ -84,6 +84,23 @@ pkgver=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$TOP/debian/changelog")
 # The man page's .TH names the same version.
 manver=$(sed -n 's/^\.TH VEILSETUP 8 [^ ]* "dm-veil \([^"]*\)".*/\1/p' "$TOP/docs/veilsetup.8")
 [ "$manver" = "$pkgver" ] || fail "docs/veilsetup.8's .TH says dm-veil '$manver', the package is $pkgver"
+# The man page's OPTIONS describe every option --help lists, and every
+# option they describe is one veilsetup takes (a hidden older name, too).
+man_opts=$(awk '/^\.SH OPTIONS/ { o = 1; next } /^\.SH/ { o = 0 } o && /^\.B/' "$TOP/docs/veilsetup.8" |
+	grep -oE '\\-\\-[a-z0-9]([a-z0-9_]|\\-)*' | sed 's/\\//g; s/^--//; s/-$//' | sort -u)
+help_opts=$("$VS" --help | grep -oE -- '--[a-z0-9][a-z0-9_]*(-[a-z0-9_]+)*' | sed 's/^--//' | sort -u)
+for o in $help_opts; do
+	grep -qx -- "$o" <<< "$man_opts" || fail "--$o is in --help but not in docs/veilsetup.8's OPTIONS"
+done
+for o in $man_opts; do
+	case $o in verb | perf) continue ;; esac	# an abbreviation, the --perf-* glob
+	taken=""
+	for arg in "--$o" "--$o=1" "--$o=256" "--$o=4096"; do
+		"$VS" "$arg" --version > /dev/null 2>&1 && taken=yes
+	done
+	[ -n "$taken" ] || fail "docs/veilsetup.8's OPTIONS describe --$o, which veilsetup refuses"
+done
+echo "ok: the man page's OPTIONS and --help list the same $(wc -w <<< "$help_opts") options"
 want=1 both "" frobnicate
 want=1 both "" --frobnicate open @DEV@ @NAME@
 # No abbreviations, as popt: --verb is not --verbose, and --perf-no_ is no
