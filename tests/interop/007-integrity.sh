@@ -6,7 +6,8 @@
 #       --integrity-no-journal; 512- and 4096-byte sectors): cryptsetup's
 #       dm-crypt layer is swapped for veil with the same table line; veil
 #       reads what dm-crypt wrote and the reverse, so data, tags and stored
-#       IVs are dm-crypt's; the table prints back as dm-crypt's;
+#       IVs are dm-crypt's; the table prints back as dm-crypt's; the
+#       dm-integrity table cryptsetup made is logged;
 #   (b) dm-integrity made by hand with dmsetup (external tags, no other
 #       options; journal and direct mode) under capi:gcm(aes)-random
 #       integrity:28:aead, under authenc, and under a random IV alone
@@ -24,6 +25,9 @@
 #       sector size that is not the device's, a tag size the AEAD does not
 #       take, a tuple too small for the IV), and the one veil alone
 #       refuses: a stream AEAD whose IV is not random.
+# Every read and write through a stack runs in the background, polled: one
+# that has not finished after 120 s (VEIL_STALL) fails the test with its
+# task's state and stack, and sysrq w's dump of blocked tasks in the log.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires module dm_crypt dm_integrity loop
@@ -47,14 +51,40 @@ kmsg_wait() {
 	return 1
 }
 
-# put FILE DEV: FILE at 1 MiB of DEV in one O_DIRECT write; a write that
-# has not finished after 120 s fails the test (a stalled stack)
-put() {
-	timeout 120 dd if="$1" of="$2" bs=1M seek=1 oflag=direct conv=notrunc \
-		status=none || fail "$3: a 1 MiB O_DIRECT write did not finish"
+# guarded WHAT CMD...: run CMD (a dd through the stack) in the background
+# and poll it; return its exit status. One still running after $STALL
+# seconds is a stalled stack: the test fails with the task's state and
+# kernel stack, and every blocked task's stack (sysrq w) goes to the
+# kernel log, which the runner puts in this test's log. timeout(1) could
+# not end a task stuck in D state: waiting for it would hang the guest
+# instead of failing the test. The stuck task is left behind.
+STALL=${VEIL_STALL:-120}
+guarded() {
+	local what=$1 pid rc=0 state
+	shift
+	within "$STALL" "$@" || rc=$?
+	[ "$rc" = 124 ] || return "$rc"
+	pid=$!
+	state=$(sed -n 's/^State:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+	echo "# stalled: $* (pid $pid, state ${state:-gone})" >&2
+	sed 's/^/#   /' "/proc/$pid/stack" >&2 2>/dev/null || true
+	echo w > /proc/sysrq-trigger 2>/dev/null || true
+	fail "$what: not finished after $STALL s (state ${state:-gone}; blocked tasks in the kernel log)"
 }
-# has FILE DEV: DEV holds FILE at 1 MiB
-has() { same_data "$1" "$2" "$MIB"; }
+
+# put FILE DEV WHAT: FILE at 1 MiB of DEV in one O_DIRECT write
+put() {
+	guarded "$3: a 1 MiB O_DIRECT write" dd if="$1" of="$2" bs=1M seek=1 \
+		oflag=direct conv=notrunc status=none ||
+		fail "$3: a 1 MiB O_DIRECT write failed"
+}
+# has FILE DEV: DEV holds FILE at 1 MiB (one O_DIRECT read)
+has() {
+	rm -f "$WORK/got"
+	guarded "a 1 MiB O_DIRECT read of $2" dd if="$2" of="$WORK/got" bs=1M \
+		skip=1 count=1 iflag=direct status=none &&
+		cmp -s "$WORK/got" "$1"
+}
 
 # swap_both NAME TABLE WHAT: NAME runs TABLE (a crypt line) and holds
 # $WORK/a; the veil line of TABLE reads it, writes $WORK/b, and the crypt
@@ -140,6 +170,8 @@ for sector in 512 4096; do
 			cryptsetup open --disable-keyring --key-file "$WORK/pass" \
 				$journal "$LOOP" vt-luks
 			table=$(dmsetup table --showkeys vt-luks)
+			# What cryptsetup asks of dm-integrity, on record.
+			info "$what: vt-luks_dif: $(dmsetup table vt-luks_dif)"
 			put "$WORK/a" /dev/mapper/vt-luks "$what (dm-crypt)"
 			swap_both vt-luks "$table" "$what"
 			[ -n "$journal" ] || shared_buffer vt-luks "$table" "$what"
@@ -197,7 +229,11 @@ for shape in "J 512 28 capi:gcm(aes)-random 32 aead" \
 	if [ "$6" = aead ]; then
 		# Never written: no tag matches.
 		dm_create vt-hand "${table/ crypt / veil }"
-		expect_fail dd if=/dev/mapper/vt-hand of=/dev/null bs=4k count=1 skip=1000 iflag=direct
+		if guarded "$what: a read of a sector never written" dd \
+			if=/dev/mapper/vt-hand of=/dev/null bs=4k count=1 \
+			skip=1000 iflag=direct status=none 2>/dev/null; then
+			fail "$what: veil reads a sector never written"
+		fi
 		dm_remove vt-hand
 	fi
 	dm_remove vt-int
