@@ -12,8 +12,11 @@
 #       options; journal and direct mode) under capi:gcm(aes)-random
 #       integrity:28:aead, under authenc, and under a random IV alone
 #       (capi:xts(aes)-random integrity:16:none): the same both ways,
-#       every 1 MiB O_DIRECT write finishing; and bitmap mode, which
-#       dm-integrity allows only with its own hash, under aes-xts-plain64;
+#       every 1 MiB O_DIRECT write finishing, veil printing the table as
+#       dm-crypt prints it; on 6.12, authenc with integrity_key_size (an
+#       HMAC key shorter and longer than the digest); and bitmap mode,
+#       which dm-integrity allows only with its own hash, under
+#       aes-xts-plain64;
 #   (c) a wrong key: reads fail with EILSEQ through veil as through
 #       dm-crypt, and the log names the sector; unwritten sectors fail
 #       the same way; one O_DIRECT read of three 4 KiB blocks, the first
@@ -200,14 +203,28 @@ integrity() {
 }
 
 info "(b) dm-integrity by hand"
-# MODE SECTOR TAG SPEC KEYBYTES KIND: KIND "-" is dm-integrity's own hash
-# (crc32c) below a cipher without integrity
-for shape in "J 512 28 capi:gcm(aes)-random 32 aead" \
-	     "D 512 28 capi:gcm(aes)-random 32 aead" \
-	     "D 4096 28 capi:gcm(aes)-random 32 aead" \
-	     "J 512 16 capi:xts(aes)-random 64 none" \
-	     "D 4096 48 capi:authenc(hmac(sha256),xts(aes))-random 96 aead" \
-	     "B 512 4 aes-xts-plain64 64 -"; do
+# MODE SECTOR TAG SPEC KEYBYTES KIND [FEATURE...]: KIND "-" is
+# dm-integrity's own hash (crc32c) below a cipher without integrity;
+# FEATUREs are more optional parameters. The table dm-crypt prints is the
+# one veil must print.
+shapes=("J 512 28 capi:gcm(aes)-random 32 aead"
+	"D 512 28 capi:gcm(aes)-random 32 aead"
+	"D 4096 28 capi:gcm(aes)-random 32 aead"
+	"J 512 16 capi:xts(aes)-random 64 none"
+	"D 4096 48 capi:authenc(hmac(sha256),xts(aes))-random 96 aead"
+	"B 512 4 aes-xts-plain64 64 -")
+# dm-crypt's integrity_key_size:<bytes> (6.12; 6.1's dm-crypt has none):
+# the HMAC key is the key's last <bytes>, not the digest size (32 for
+# sha256): 64 bytes of XTS key and 16 of HMAC key; 32 bytes of XTS key
+# (AES-128) and 64 of HMAC key, with 4096-byte sectors and large IV
+# sectors, which dm-crypt prints before it.
+if [ "$(printf '%s\n' 6.12 "$(uname -r)" | sort -V | head -1)" = 6.12 ]; then
+	shapes+=("J 512 48 capi:authenc(hmac(sha256),xts(aes))-random 80 aead integrity_key_size:16"
+		 "D 4096 48 capi:authenc(hmac(sha256),xts(aes))-random 96 aead integrity_key_size:64 iv_large_sectors")
+else
+	info "integrity_key_size: not in dm-crypt of $(uname -r)"
+fi
+for shape in "${shapes[@]}"; do
 	set -- $shape
 	mkloop 64M
 	unset feat
@@ -219,10 +236,13 @@ for shape in "J 512 28 capi:gcm(aes)-random 32 aead" \
 		feat+=("integrity:$3:$6")
 	fi
 	[ "$2" = 512 ] || feat+=("sector_size:$2")
+	feat+=("${@:7}")
 	table="0 $INT_LEN crypt $4 $(randhex "$5") 0 $(majmin /dev/mapper/vt-int) 0"
 	[ "${#feat[@]}" = 0 ] || table+=" ${#feat[@]} ${feat[*]}"
-	what="mode $1, sector $2, $4 integrity:$3:$6"
+	what="mode $1, sector $2, $4 ${feat[*]}"
 	dm_create vt-hand "$table"
+	# veil must print the line as dm-crypt prints it, not as given.
+	table=$(dmsetup table --showkeys vt-hand)
 	put "$WORK/a" /dev/mapper/vt-hand "$what (dm-crypt)"
 	swap_both vt-hand "$table" "$what"
 	dm_remove vt-hand
