@@ -628,12 +628,13 @@ unsigned int veil_emit_options(struct dm_target *ti, struct veil_c *vc,
 	if (vc->integrity_kind)
 		DMEMIT(" " VEIL_OPTV_INTEGRITY ":%u:%s", vc->tag_size_used,
 		       vc->integrity_kind);
-	if (vc->mac_key_size_set)
-		DMEMIT(" " VEIL_OPTV_INTEGRITY_KEY_SIZE ":%u", vc->mac_key_size);
 	if (vc->sector_size != SECTOR_SIZE)
 		DMEMIT(" " VEIL_OPTV_SECTOR_SIZE ":%u", vc->sector_size);
 	if (vc->iv_large_sectors)
 		DMEMIT(" " VEIL_OPT_IV_LARGE_SECTORS);
+	/* Last, after iv_large_sectors, as 6.12's dm-crypt prints it. */
+	if (vc->mac_key_size_set)
+		DMEMIT(" " VEIL_OPTV_INTEGRITY_KEY_SIZE ":%u", vc->mac_key_size);
 	if (vc->fanout_chunk != VEIL_FANOUT_CHUNK_DEFAULT)
 		DMEMIT(" " VEIL_OPTV_FANOUT_CHUNK ":%u", vc->fanout_chunk);
 	if (vc->ks_ahead_max != VEIL_KS_AHEAD_MAX_DEFAULT)

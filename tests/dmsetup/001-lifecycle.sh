@@ -59,8 +59,9 @@ same_data "$WORK/data" /dev/mapper/vt || fail "data does not read back after key
 dm_remove vt
 
 # Every option of dm-target/veil-options.h, given out of order, prints back
-# in the canonical order and the printed line is accepted unchanged.
-all="allow_discards same_cpu_crypt high_priority submit_from_crypt_cpus no_read_workqueue no_write_workqueue integrity:16:none integrity_key_size:32 sector_size:4096 iv_large_sectors fanout_chunk:8192 keystream_ahead_max:262144 no_fanout no_keystream_ahead"
+# in the canonical order (dm-crypt's, then veil's own) and the printed
+# line is accepted unchanged.
+all="allow_discards same_cpu_crypt high_priority submit_from_crypt_cpus no_read_workqueue no_write_workqueue integrity:16:none sector_size:4096 iv_large_sectors integrity_key_size:32 fanout_chunk:8192 keystream_ahead_max:262144 no_fanout no_keystream_ahead"
 words=$(sed -nE 's/^#define VEIL_OPTV?_[A-Z_]+[[:space:]]+"([a-z_]+)"$/\1/p' "$TOP/dm-target/veil-options.h" | sort)
 [ "$(printf '%s\n' $all | sed 's/:.*//' | sort)" = "$words" ] ||
 	fail "the options here are not those of dm-target/veil-options.h: $(echo $words)"
