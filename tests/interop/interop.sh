@@ -5,8 +5,18 @@
 # through dm-crypt with the same table line, data written through dm-crypt
 # reads back through veil, and the raw device never holds the plaintext.
 # A non-zero iv_offset and device offset are used throughout.
+#
+# A spec both targets refuse is counted apart from those that interoperate
+# and never toward the minimum of 20. Debian's stock kernels (6.1, 6.12)
+# have every algorithm specs.txt names, so there a spec both refuse fails
+# the test: a spec that no longer maps is lost coverage, not a pass. Only
+# on another kernel (the debug kernel, release *-veildebug, has no CRC32
+# for tcw) is it allowed, and reported. The lmk and tcw specs with another
+# sector size, which dm-crypt refuses by its rules, are checked as refused
+# (both_refuse) and counted in neither.
 
 SPECS=$TOP/tests/interop/specs.txt
+INTEROP_REFUSED=0	# specs both targets refused (interop_one)
 DATA=$((1024 * 1024))	# bytes written each way
 LEN=8192		# sectors mapped (4 MiB)
 OFFSET=2048		# sectors skipped on the device (1 MiB)
@@ -31,13 +41,19 @@ interop_one() {
 	local at=$((DATA))
 
 	# A kernel without one of the spec's algorithms (the debug kernel has
-	# no CRC32 for tcw): dm-crypt must refuse it too.
+	# no CRC32 for tcw): dm-crypt must refuse it too, and the kernel must
+	# not be a stock one (see the head). Counted in INTEROP_REFUSED.
 	if ! dm_create vt-veil "0 $LEN veil $vargs" 2>/dev/null; then
 		if dm_create vt-crypt "0 $LEN crypt $args" 2>/dev/null; then
 			dm_remove vt-crypt
 			fail "$spec: dm-crypt takes it, veil refuses it"
 		fi
-		echo "ok: $spec refused by both on this kernel"
+		case "$(uname -r)" in
+		*-veildebug) ;;
+		*) fail "$spec ${feat:-(no features)}: refused by both on the stock kernel $(uname -r)" ;;
+		esac
+		echo "refused: $spec refused by both on $(uname -r)"
+		INTEROP_REFUSED=$((INTEROP_REFUSED + 1))
 		return 0
 	fi
 	write_direct "$WORK/a" /dev/mapper/vt-veil "$at"
@@ -105,7 +121,7 @@ both_refuse() {
 # interop_all IV_OFFSET "FEATURES" ["VEIL-ONLY FEATURES" [SPEC-PATTERN]]:
 # every spec of specs.txt (matching the extended regex SPEC-PATTERN)
 interop_all() {
-	local dev spec bytes n=0
+	local dev spec bytes n=0 refused refused0=$INTEROP_REFUSED
 	[ -f "$WORK/a" ] || plaintext "$WORK/a" "$DATA"
 	[ -f "$WORK/b" ] || plaintext "$WORK/b" "$DATA"
 	mkloop $(((OFFSET + LEN) * 512))
@@ -118,9 +134,11 @@ interop_all() {
 			both_refuse "$dev" "$spec" "$bytes" "$1" "$2"
 			continue
 		fi
+		refused=$INTEROP_REFUSED
 		interop_one "$dev" "$spec" "$bytes" "$1" "$2" "${3:-}"
-		n=$((n + 1))
+		[ "$INTEROP_REFUSED" != "$refused" ] || n=$((n + 1))
 	done 3< "$SPECS"
-	[ -n "${4:-}" ] || [ "$n" -ge 20 ] || fail "only $n specs checked"
-	info "$n cipher specs interoperate with dm-crypt"
+	refused=$((INTEROP_REFUSED - refused0))
+	[ -n "${4:-}" ] || [ "$n" -ge 20 ] || fail "only $n specs checked ($refused refused by both)"
+	info "$n cipher specs interoperate with dm-crypt, $refused refused by both"
 }
