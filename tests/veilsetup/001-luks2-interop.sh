@@ -3,7 +3,8 @@
 # LUKS2 both ways: a volume made by cryptsetup luksFormat opens with
 # veilsetup and the data reads back through cryptsetup; a volume made by
 # veilsetup luksFormat opens with cryptsetup. The key travels through the
-# keyring: no key bytes in the table.
+# keyring: no key bytes in the table (dmsetup table --showkeys), for a
+# LUKS1 volume too.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
@@ -24,6 +25,7 @@ roundtrip() {
 	echo "$table" | grep -q ' :64:logon:veil:VEIL-LUKS2-[-0-9a-f]*-vt ' || fail "key not from the keyring"
 	# The key field (the fifth word) is the reference, never key bytes.
 	echo "$table" | cut -d' ' -f5 | grep -q '^:64:logon:' || fail "key bytes in the table"
+	key_hidden vt
 	"$VS" status vt | tee "$WORK/status"
 	grep -q 'type:    LUKS2' "$WORK/status" || fail "status type"
 	grep -q "sector size:  $2" "$WORK/status" || fail "status sector size"
@@ -93,3 +95,20 @@ for tool in cryptsetup "$VS"; do
 	grep -qa "$PLAIN_MARKER" "$LOOP" || fail "cipher_null-ecb: the device does not hold the data"
 	echo "ok: LUKS2 cipher_null-ecb made by ${tool##*/}"
 done
+
+# LUKS1 (cryptsetup's): its key through the keyring as well, none in the
+# table; the data both ways.
+echo "$PASS" | cryptsetup luksFormat -q --type luks1 --pbkdf-force-iterations 1000 "$LOOP"
+echo "$PASS" | "$VS" open "$LOOP" vt
+dmsetup table --showkeys vt
+key_hidden vt
+dmsetup table --showkeys vt | grep -q ' :64:logon:veil:VEIL-LUKS1-[-0-9a-f]*-vt ' ||
+	fail "LUKS1: key not from the keyring: $(dmsetup table vt)"
+"$VS" status vt | grep -q 'type:    LUKS1' || fail "LUKS1: status type: $("$VS" status vt)"
+write_direct "$WORK/a" /dev/mapper/vt
+"$VS" close vt
+grep -q 'logon.*veil:' /proc/keys && fail "LUKS1: key left in a keyring: $(grep veil: /proc/keys)"
+echo "$PASS" | cryptsetup open "$LOOP" vt-c
+same_data "$WORK/a" /dev/mapper/vt-c || fail "LUKS1: cryptsetup reads other data than veilsetup wrote"
+cryptsetup close vt-c
+echo "ok: LUKS1 key in the keyring, not in the table"
