@@ -174,8 +174,9 @@ static const struct vs_option {
 	{ "integrity", required_argument, 'I', "STRING",
 	  "LUKS2 integrity: hmac-sha256, hmac-sha512, hmac-sha1, cmac-aes, aead, poly1305",
 	  "luksFormat", NULL },
+	/* cryptsetup 2.6 takes it with any action (luksFormat's wipe has no journal anyway) */
 	{ "integrity-no-journal", no_argument, OPT_NO_JOURNAL, NULL,
-	  "dm-integrity without its journal", "open", NULL },
+	  "dm-integrity without its journal", NULL, NULL },
 	{ "integrity-no-wipe", no_argument, OPT_NO_WIPE, NULL,
 	  "leave the tags of a new volume unwritten", "luksFormat", NULL },
 	{ "readonly", no_argument, 'r', NULL, "map read-only", NULL, NULL },
@@ -212,8 +213,9 @@ static const struct vs_option {
 	  "TCRYPT: TrueCrypt headers only", "open tcryptDump", NULL },
 	{ "veracrypt-pim", required_argument, OPT_VERACRYPT_PIM, "INT",
 	  "VeraCrypt's Personal Iteration Multiplier", "open tcryptDump", NULL },
+	/* cryptsetup 2.6 takes it with any action too */
 	{ "veracrypt-query-pim", no_argument, OPT_VERACRYPT_QUERY_PIM, NULL,
-	  "ask for VeraCrypt's PIM", "open tcryptDump", NULL },
+	  "ask for VeraCrypt's PIM", NULL, NULL },
 	{ "test-passphrase", no_argument, OPT_TEST_PASSPHRASE, NULL,
 	  "check the passphrase, map nothing", "open", NULL },
 	{ "tries", required_argument, 'T', "NUM", "passphrase attempts", NULL, NULL },
