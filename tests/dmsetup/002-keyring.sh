@@ -59,6 +59,16 @@ crypt_writes_veil_reads() {
 	dm_remove vt
 	info "$2: written by dm-crypt, read by veil"
 }
+# veil_writes_crypt_reads REF WHAT: the reverse, with $WORK/data
+veil_writes_crypt_reads() {
+	dm_create vt "0 8192 veil aes-xts-plain64 $1 0 $dev 0"
+	dmsetup table vt | grep -q " $1 " || fail "$2: veil's table: $(dmsetup table vt)"
+	write_direct "$WORK/data" /dev/mapper/vt
+	dm_remove vt
+	dm_create vt-crypt "0 8192 crypt aes-xts-plain64 $1 0 $dev 0"
+	same_data "$WORK/data" /dev/mapper/vt-crypt || fail "$2: written by veil, dm-crypt reads other data"
+	dm_remove vt-crypt
+}
 crypt_writes_veil_reads :64:logon:veiltest:k1 "logon key"
 crypt_writes_veil_reads :64:user:veiltest-user "user key"
 
@@ -93,13 +103,7 @@ refused_alike() {
 # veil, read through dm-crypt with the same reference.
 if keyctl add user veiltest-kmk "$(randhex 32)" @u >/dev/null &&
    keyctl add encrypted veiltest:enc "new default user:veiltest-kmk 64" @u >/dev/null 2>&1; then
-	dm_create vt "0 8192 veil aes-xts-plain64 :64:encrypted:veiltest:enc 0 $dev 0"
-	dmsetup table vt | grep -q ' :64:encrypted:veiltest:enc ' || fail "encrypted key: $(dmsetup table vt)"
-	write_direct "$WORK/data" /dev/mapper/vt
-	dm_remove vt
-	dm_create vt-crypt "0 8192 crypt aes-xts-plain64 :64:encrypted:veiltest:enc 0 $dev 0"
-	same_data "$WORK/data" /dev/mapper/vt-crypt || fail "dm-crypt with the encrypted key reads other data"
-	dm_remove vt-crypt
+	veil_writes_crypt_reads :64:encrypted:veiltest:enc "encrypted key"
 	crypt_writes_veil_reads :64:encrypted:veiltest:enc "encrypted key"
 	expect_fail dmsetup create vt --table "0 8192 veil aes-xts-plain64 :32:encrypted:veiltest:enc 0 $dev 0"
 	keyctl purge encrypted veiltest:enc >/dev/null
@@ -129,12 +133,7 @@ if ! kconfig > "$WORK/config"; then
 elif ! grep -Eq '^CONFIG_TRUSTED_KEYS=(y|m)$' "$WORK/config"; then
 	refused_alike :64:trusted:veiltest:tk "trusted key, no CONFIG_TRUSTED_KEYS"
 elif modprobe -q trusted 2>/dev/null; keyctl add trusted veiltest:tk "new 64" @u >/dev/null 2>&1; then
-	dm_create vt "0 8192 veil aes-xts-plain64 :64:trusted:veiltest:tk 0 $dev 0"
-	write_direct "$WORK/data" /dev/mapper/vt
-	dm_remove vt
-	dm_create vt-crypt "0 8192 crypt aes-xts-plain64 :64:trusted:veiltest:tk 0 $dev 0"
-	same_data "$WORK/data" /dev/mapper/vt-crypt || fail "dm-crypt with the trusted key reads other data"
-	dm_remove vt-crypt
+	veil_writes_crypt_reads :64:trusted:veiltest:tk "trusted key"
 	crypt_writes_veil_reads :64:trusted:veiltest:tk "trusted key"
 	keyctl purge trusted veiltest:tk >/dev/null
 else
