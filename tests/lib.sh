@@ -328,6 +328,11 @@ trace_tasks() {
 	} END { for (k in n) print k, n[k] }' "$1" | sort
 }
 
+# kernel_at_least VERSION: the running kernel is VERSION (e.g. 6.10) or later
+kernel_at_least() {
+	[ "$(printf '%s\n' "$1" "$(uname -r)" | sort -V | head -1)" = "$1" ]
+}
+
 # within SECS CMD...: run CMD in the background and wait at most SECS for
 # it; 0 if it finished in time and succeeded, 124 if still running (it is
 # left running: the caller must make it finish), else its exit status

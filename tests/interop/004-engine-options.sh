@@ -23,7 +23,7 @@ interop_all 12345 "same_cpu_crypt no_read_workqueue" "" "$specs"
 interop_all 12345 "no_write_workqueue submit_from_crypt_cpus" "fanout_chunk:4096" "$specs"
 interop_all $((8 * 1543)) "sector_size:4096 iv_large_sectors no_read_workqueue" "fanout_chunk:4096" "$specs"
 # dm-crypt's high_priority, from 6.10 on (6.1's dm-crypt refuses it).
-if [ "$(printf '%s\n' 6.10 "$(uname -r)" | sort -V | head -1)" = 6.10 ]; then
+if kernel_at_least 6.10; then
 	interop_all 12345 "high_priority" "" "$specs"
 	interop_all 12345 "high_priority no_read_workqueue no_write_workqueue" "fanout_chunk:4096" "$specs"
 fi

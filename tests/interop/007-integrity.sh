@@ -218,7 +218,7 @@ shapes=("J 512 28 capi:gcm(aes)-random 32 aead"
 # sha256): 64 bytes of XTS key and 16 of HMAC key; 32 bytes of XTS key
 # (AES-128) and 64 of HMAC key, with 4096-byte sectors and large IV
 # sectors, which dm-crypt prints before it.
-if [ "$(printf '%s\n' 6.12 "$(uname -r)" | sort -V | head -1)" = 6.12 ]; then
+if kernel_at_least 6.12; then
 	shapes+=("J 512 48 capi:authenc(hmac(sha256),xts(aes))-random 80 aead integrity_key_size:16"
 		 "D 4096 48 capi:authenc(hmac(sha256),xts(aes))-random 96 aead integrity_key_size:64 iv_large_sectors")
 else
