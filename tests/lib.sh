@@ -247,6 +247,33 @@ vs_open() {
 }
 vs_close() { "$VS" close "$1"; }
 
+# status_same CS-FILE VS-FILE WHAT: the output of `cryptsetup status` of a
+# mapping (in CS-FILE) and of `veilsetup status` of the same volume mapped
+# by veilsetup (VS-FILE) agree line by line, the mapping's name aside, but
+# for the lines that differ because the target is veil (docs/veilsetup.md,
+# "Status"): veilsetup's engine: and counters: lines (veil's own options
+# and counters: dm-crypt has neither), and the key location: "dm-veil"
+# where cryptsetup says "dm-crypt" (a key in the table), but "keyring"
+# for any volume but LUKS2, whose key cryptsetup 2.6 puts into the
+# dm-crypt table and veilsetup, like every key, through the keyring
+# (dmsetup hides the keys of crypt tables only), unless VS_KEY_LOCATION
+# says otherwise (dm-veil: --disable-keyring, the null cipher).
+status_same() {
+	local cs=$1 vs=$2 what=$3 type
+	type=$(sed -n 's/^  type: *//p' "$cs")
+	sed -e '1s|^/dev/mapper/[^ ]* is |/dev/mapper/NAME is |' \
+	    -e 's/^\(  key location: \)dm-crypt$/\1dm-veil/' "$cs" > "$cs.want"
+	case $type in
+	LUKS2) ;;
+	*)
+		sed -i "s/^\(  key location: \)dm-veil\$/\1${VS_KEY_LOCATION:-keyring}/" "$cs.want" ;;
+	esac
+	sed -e '1s|^/dev/mapper/[^ ]* is |/dev/mapper/NAME is |' \
+	    -e '/^  engine:  /d' -e '/^  counters:$/,$d' "$vs" > "$vs.got"
+	diff -u --label "cryptsetup status" --label "veilsetup status" "$cs.want" "$vs.got" ||
+		fail "$what: veilsetup status differs from cryptsetup's (above)"
+}
+
 # key_hidden NAME: the key field of NAME's table is a keyring reference,
 # even with --showkeys (dmsetup masks the keys of crypt tables only)
 key_hidden() {

@@ -184,6 +184,7 @@ int vs_action_resume(int argc, char **argv);
 
 /* vs-luks.c: LUKS headers and keyslots */
 int vs_load_luks(const char *device, struct crypt_device **cd);
+void vs_luks_dm_uuid(struct crypt_device *cd, const char *name, char *out, size_t len);
 int vs_action_luks_format(int argc, char **argv);
 int vs_action_add_key(int argc, char **argv);
 int vs_action_remove_key(int argc, char **argv);
@@ -209,6 +210,7 @@ void vs_dm_log_default(void);
 int vs_dm_temp_begin(struct vs_temp *tmp);
 void vs_dm_temp_end(struct vs_temp *tmp);
 int vs_dm_exists(const char *name);
+int vs_dm_open_count(const char *name);
 int vs_dm_uuid(const char *name, char *uuid, size_t len);
 int vs_dm_create(const struct vs_map *m, const char *table, int read_only);
 void vs_dm_create_failed(const char *name);

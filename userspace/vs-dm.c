@@ -126,6 +126,24 @@ int vs_dm_exists(const char *name)
 	return info(name, NULL, 0);
 }
 
+/*
+ * How many times @name's device is open (dm's open count: a file system,
+ * a mapping above, any process), or -ENODEV: what makes cryptsetup's
+ * status say "in use".
+ */
+int vs_dm_open_count(const char *name)
+{
+	struct dm_task *dmt = task(DM_DEVICE_INFO, name);
+	struct dm_info info;
+	int r = -ENODEV;
+
+	if (dmt && dm_task_run(dmt) && dm_task_get_info(dmt, &info) && info.exists)
+		r = info.open_count;
+	if (dmt)
+		dm_task_destroy(dmt);
+	return r;
+}
+
 /* The dm uuid of @name into @uuid (@len bytes), or -ENODEV. */
 int vs_dm_uuid(const char *name, char *uuid, size_t len)
 {

@@ -67,6 +67,27 @@ int vs_load_luks(const char *device, struct crypt_device **cd)
 	return 0;
 }
 
+/**
+ * vs_luks_dm_uuid() - the dm uuid of a mapping of a LUKS volume
+ * @cd: the volume's header, loaded.
+ * @name: the mapping's name, or NULL (none yet: --test-passphrase).
+ * @out: VEIL-LUKS1- or VEIL-LUKS2-, the header's uuid without its dashes,
+ *	 "-" and @name, as cryptsetup's CRYPT-LUKS2-<uuid>-<name>.
+ * @len: the size of @out.
+ */
+void vs_luks_dm_uuid(struct crypt_device *cd, const char *name, char *out, size_t len)
+{
+	const char *type = crypt_get_type(cd) ?: "", *p = crypt_get_uuid(cd) ?: "";
+	size_t n = snprintf(out, len, "%s", strcmp(type, CRYPT_LUKS1) ? VS_UUID_LUKS2 :
+							     VS_UUID_LUKS1);
+
+	for (; *p && n < len - 1; p++)
+		if (*p != '-')
+			out[n++] = *p;
+	out[n] = '\0';
+	snprintf(out + n, len - n, "-%s", name ?: "");
+}
+
 /*
  * The key file of an action that also takes one as an argument: -d wins,
  * with cryptsetup's message.

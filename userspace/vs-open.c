@@ -297,24 +297,12 @@ static int luks_file_key(struct crypt_device *cd, struct vs_map *m)
 	return r;
 }
 
-static const char *luks_uuid_nodash(struct crypt_device *cd, char *out, size_t len)
-{
-	const char *p = crypt_get_uuid(cd) ?: "";
-	size_t n = 0;
-
-	for (; *p && n < len - 1; p++)
-		if (*p != '-')
-			out[n++] = *p;
-	out[n] = '\0';
-	return out;
-}
-
 static int open_luks(const char *device, const char *name)
 {
 	struct crypt_params_integrity ip = { 0 };
 	struct vs_map m = { .name = name };
 	struct crypt_device *cd = NULL;
-	char path[128], uuid[VS_DM_UUID_LEN], nodash[64];
+	char path[128], uuid[VS_DM_UUID_LEN];
 	const char *type;
 	uint32_t flags = 0;
 	int r, loop_fd = -1;
@@ -332,10 +320,7 @@ static int open_luks(const char *device, const char *name)
 	if (!strcmp(type, CRYPT_LUKS2))
 		crypt_persistent_flags_get(cd, CRYPT_FLAGS_ACTIVATION, &flags);
 	m.flags = flags | cli_flags();
-	/* As cryptsetup's CRYPT-LUKS2-<uuid without dashes>-<name>. */
-	snprintf(uuid, sizeof(uuid), "%s%s-%s",
-		 strcmp(type, CRYPT_LUKS1) ? VS_UUID_LUKS2 : VS_UUID_LUKS1,
-		 luks_uuid_nodash(cd, nodash, sizeof(nodash)), name ?: "");
+	vs_luks_dm_uuid(cd, name, uuid, sizeof(uuid));
 	m.uuid = uuid;
 
 	if (!opt.test_passphrase) {

@@ -1,20 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * veilsetup status: one mapping as cryptsetup status prints it, with the
- * veil target's counters, or as JSON (--json).
+ * veilsetup status: one mapping as cryptsetup status prints the same
+ * volume mapped with dm-crypt (a LUKS volume's header read through
+ * libcryptsetup, as cryptsetup reads it; the veil table, which
+ * libcryptsetup cannot read, for the rest), with veil's engine options
+ * and counters; or as JSON (--json).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <json-c/json.h>
 #include <libcryptsetup.h>
 
 #include "veilsetup.h"
 #include "veil-options.h"
+
+/* What status prints of a veil mapping, as cryptsetup's status does. */
+struct status_info {
+	const char *type;
+	char cipher[160];
+	size_t key_bits;
+	unsigned int sector_size;
+	char integrity[64];		/* "" without integrity protection */
+	unsigned int integrity_key_bits;
+	uint32_t flags;			/* CRYPT_ACTIVATE_*, the dm-integrity device's too */
+	char engine[512];		/* the table's words cryptsetup's status has not */
+	int in_use;
+};
 
 static const char *type_name(const struct vs_table *t)
 {
@@ -28,67 +42,138 @@ static const char *type_name(const struct vs_table *t)
 }
 
 /*
- * The integrity algorithm and its key size (bits) of a mapping over
- * dm-integrity, from its LUKS2 header, as cryptsetup's status prints them.
+ * The table's view: its cipher, key size and sector size, the dm-crypt
+ * flags of its words (and the device's read-only and suspended state);
+ * the words that are neither flags nor shown on other lines of
+ * cryptsetup's status (veil's engine options) go to @s->engine.
  */
-static void integrity_info(const struct vs_table *t, char *alg, size_t len,
-			   unsigned int *key_bits)
+static void status_from_table(const char *name, const struct vs_table *t,
+			      struct status_info *s)
 {
-	struct crypt_params_integrity ip = { 0 };
-	struct crypt_device *cd = NULL;
+	char words[sizeof(t->features)], *tok, *save = NULL;
+	size_t used = 0;
+	uint32_t flag;
 
-	alg[0] = '\0';
-	*key_bits = 0;
-	if (!t->dif[0] || vs_load_luks(opt.header ?: t->path, &cd))
-		return;
-	if (!crypt_get_integrity_info(cd, &ip) && ip.integrity) {
-		snprintf(alg, len, "%s", ip.integrity);
-		*key_bits = ip.integrity_key_size * 8;
+	s->type = type_name(t);
+	snprintf(s->cipher, sizeof(s->cipher), "%s", t->cipher);
+	s->key_bits = t->key_bits;
+	s->sector_size = 512;
+	s->flags = (t->read_only ? CRYPT_ACTIVATE_READONLY : 0) |
+		   (t->suspended ? CRYPT_ACTIVATE_SUSPENDED : 0);
+	s->in_use = vs_dm_open_count(name) > 0;
+	snprintf(words, sizeof(words), "%s", t->features);
+	for (tok = strtok_r(words, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		flag = vs_flag_of_word(tok);
+		if (flag)
+			s->flags |= flag;
+		else if (!strncmp(tok, VEIL_OPTV_SECTOR_SIZE ":", strlen(VEIL_OPTV_SECTOR_SIZE ":")))
+			s->sector_size = strtoul(tok + strlen(VEIL_OPTV_SECTOR_SIZE ":"), NULL, 10);
+		/* shown as cryptsetup shows them: the integrity lines, or not at all */
+		else if (strcmp(tok, VEIL_OPT_IV_LARGE_SECTORS) &&
+			 strncmp(tok, VEIL_OPTV_INTEGRITY, strlen(VEIL_OPTV_INTEGRITY)))
+			used += snprintf(s->engine + used, sizeof(s->engine) - used, "%s%s",
+					 used ? " " : "", tok);
+		if (used >= sizeof(s->engine))
+			used = sizeof(s->engine) - 1;
 	}
+}
+
+/*
+ * A LUKS mapping's header, as cryptsetup's status reads it (--header
+ * honoured): the cipher, volume key size and sector size are the
+ * header's, and so are the integrity algorithm and its key size; the
+ * flags of the dm-integrity device below (read-only, discards) are added
+ * to the mapping's, by libcryptsetup (crypt_get_active_device()). A
+ * header that cannot be read, or another volume's, leaves the table's.
+ */
+static void status_from_header(const char *name, const struct vs_table *t,
+			       struct status_info *s)
+{
+	const char *type = vs_uuid_type(t->uuid);
+	struct crypt_params_integrity ip = { 0 };
+	struct crypt_active_device cad;
+	struct crypt_device *cd = NULL;
+	char uuid[VS_DM_UUID_LEN];
+
+	if (t->foreign[0] || !type || !strcmp(type, CRYPT_PLAIN) ||
+	    vs_crypt_init(opt.header, t->path, &cd))
+		return;
+	if (crypt_load(cd, type, NULL) < 0)
+		goto out;
+	/* As libcryptsetup checks a dm-crypt mapping's header against its uuid. */
+	vs_luks_dm_uuid(cd, name, uuid, sizeof(uuid));
+	if (strcmp(uuid, t->uuid) || !crypt_get_cipher(cd) || !crypt_get_cipher_mode(cd))
+		goto out;
+	snprintf(s->cipher, sizeof(s->cipher), "%s-%s", crypt_get_cipher(cd),
+		 crypt_get_cipher_mode(cd));
+	s->key_bits = (size_t)crypt_get_volume_key_size(cd) * 8;
+	s->sector_size = crypt_get_sector_size(cd);
+	if (!crypt_get_integrity_info(cd, &ip) && ip.integrity) {
+		snprintf(s->integrity, sizeof(s->integrity), "%s", ip.integrity);
+		s->integrity_key_bits = ip.integrity_key_size * 8;
+	}
+	if (t->dif[0] && !crypt_get_active_device(cd, t->dif, &cad))
+		s->flags |= cad.flags;
+out:
 	crypt_free(cd);
 }
 
-/* Print one mapping as cryptsetup status does, or as JSON. */
+/* cryptsetup's flags line: the dm-crypt flags it knows, in its words. */
+static void print_flags(uint32_t flags)
+{
+	if (!(flags & (CRYPT_ACTIVATE_ALLOW_DISCARDS | CRYPT_ACTIVATE_SAME_CPU_CRYPT |
+		       CRYPT_ACTIVATE_SUBMIT_FROM_CRYPT_CPUS | CRYPT_ACTIVATE_NO_READ_WORKQUEUE |
+		       CRYPT_ACTIVATE_NO_WRITE_WORKQUEUE)))
+		return;
+	printf("  flags:   %s%s%s%s%s\n",
+	       (flags & CRYPT_ACTIVATE_ALLOW_DISCARDS) ? "discards " : "",
+	       (flags & CRYPT_ACTIVATE_SAME_CPU_CRYPT) ? "same_cpu_crypt " : "",
+	       (flags & CRYPT_ACTIVATE_SUBMIT_FROM_CRYPT_CPUS) ? "submit_from_crypt_cpus " : "",
+	       (flags & CRYPT_ACTIVATE_NO_READ_WORKQUEUE) ? "no_read_workqueue " : "",
+	       (flags & CRYPT_ACTIVATE_NO_WRITE_WORKQUEUE) ? "no_write_workqueue" : "");
+}
+
+/*
+ * Print one mapping as cryptsetup status does (the same lines, in its
+ * order, but "dm-veil" for a key in the table, veil's engine options and
+ * its counters), or as JSON.
+ */
 static int print_status(const char *name, struct vs_table *t, char *info)
 {
 	const char *location = t->keyring ? "keyring" : "dm-veil";
-	char backing[512] = "", node[192], *p, *save = NULL, *tok;
 	struct json_object *o, *counters, *words;
-	unsigned int ssize = 512, ikey_bits;
-	char integrity[64];
-	int in_use = 0, fd;
+	struct status_info s = { 0 };
+	char backing[512] = "", *p, *save = NULL, *tok;
+	int read_only, suspended;
 
-	p = strstr(t->features, VEIL_OPTV_SECTOR_SIZE ":");
-	if (p)
-		ssize = strtoul(p + strlen(VEIL_OPTV_SECTOR_SIZE ":"), NULL, 10);
+	status_from_table(name, t, &s);
+	status_from_header(name, t, &s);
+	read_only = !!(s.flags & CRYPT_ACTIVATE_READONLY);
+	suspended = !!(s.flags & CRYPT_ACTIVATE_SUSPENDED);
 	vs_loop_backing_file(t->path, backing, sizeof(backing));
-	integrity_info(t, integrity, sizeof(integrity), &ikey_bits);
-	snprintf(node, sizeof(node), "/dev/mapper/%s", name);
-	fd = open(node, O_RDONLY | O_EXCL | O_CLOEXEC);
-	if (fd < 0 && errno == EBUSY)
-		in_use = 1;
-	if (fd >= 0)
-		close(fd);
 	if (!opt.json) {
-		printf("/dev/mapper/%s is active%s.\n", name, in_use ? " and is in use" : "");
-		printf("  type:    %s\n", type_name(t));
-		printf("  cipher:  %s\n", t->cipher);
-		printf("  keysize: %zu bits\n", t->key_bits);
+		printf("/dev/mapper/%s is active%s.\n", name, s.in_use ? " and is in use" : "");
+		printf("  type:    %s\n", s.type);
+		printf("  cipher:  %s\n", s.cipher);
+		printf("  keysize: %zu bits\n", s.key_bits);
 		printf("  key location: %s\n", location);
-		if (integrity[0])
-			printf("  integrity: %s\n", integrity);
-		if (ikey_bits)
-			printf("  integrity keysize: %u bits\n", ikey_bits);
+		if (s.integrity[0])
+			printf("  integrity: %s\n", s.integrity);
+		if (s.integrity_key_bits)
+			printf("  integrity keysize: %u bits\n", s.integrity_key_bits);
 		printf("  device:  %s\n", t->path);
 		if (backing[0])
 			printf("  loop:    %s\n", backing);
-		printf("  sector size:  %u\n", ssize);
+		printf("  sector size:  %u\n", s.sector_size);
 		printf("  offset:  %" PRIu64 " sectors\n", t->offset);
-		printf("  skip:    %" PRIu64 " sectors\n", t->iv_offset);
 		printf("  size:    %" PRIu64 " sectors\n", t->len);
-		printf("  mode:    %s%s\n", t->read_only ? "readonly" : "read/write",
-		       t->suspended ? " (suspended)" : "");
-		printf("  flags:   %s\n", t->features[0] ? t->features : "(none)");
+		if (t->iv_offset)
+			printf("  skipped: %" PRIu64 " sectors\n", t->iv_offset);
+		printf("  mode:    %s%s\n", read_only ? "readonly" : "read/write",
+		       suspended ? " (suspended)" : "");
+		print_flags(s.flags);
+		if (s.engine[0])
+			printf("  engine:  %s\n", s.engine);
 		printf("  counters:\n");
 		for (tok = strtok_r(info, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
 			printf("    %s\n", tok);
@@ -99,25 +184,26 @@ static int print_status(const char *name, struct vs_table *t, char *info)
 	words = json_object_new_array();
 	json_object_object_add(o, "name", json_object_new_string(name));
 	json_object_object_add(o, "active", json_object_new_boolean(1));
-	json_object_object_add(o, "in_use", json_object_new_boolean(in_use));
-	json_object_object_add(o, "type", json_object_new_string(type_name(t)));
+	json_object_object_add(o, "in_use", json_object_new_boolean(s.in_use));
+	json_object_object_add(o, "type", json_object_new_string(s.type));
 	json_object_object_add(o, "uuid", json_object_new_string(t->uuid));
-	json_object_object_add(o, "cipher", json_object_new_string(t->cipher));
-	json_object_object_add(o, "key_bits", json_object_new_int64(t->key_bits));
+	json_object_object_add(o, "cipher", json_object_new_string(s.cipher));
+	json_object_object_add(o, "key_bits", json_object_new_int64(s.key_bits));
 	json_object_object_add(o, "key_location", json_object_new_string(location));
-	if (integrity[0])
-		json_object_object_add(o, "integrity", json_object_new_string(integrity));
-	if (ikey_bits)
-		json_object_object_add(o, "integrity_key_bits", json_object_new_int(ikey_bits));
+	if (s.integrity[0])
+		json_object_object_add(o, "integrity", json_object_new_string(s.integrity));
+	if (s.integrity_key_bits)
+		json_object_object_add(o, "integrity_key_bits",
+				       json_object_new_int(s.integrity_key_bits));
 	json_object_object_add(o, "device", json_object_new_string(t->path));
 	if (backing[0])
 		json_object_object_add(o, "loop", json_object_new_string(backing));
-	json_object_object_add(o, "sector_size", json_object_new_int(ssize));
+	json_object_object_add(o, "sector_size", json_object_new_int(s.sector_size));
 	json_object_object_add(o, "offset", json_object_new_int64(t->offset));
 	json_object_object_add(o, "skip", json_object_new_int64(t->iv_offset));
 	json_object_object_add(o, "size", json_object_new_int64(t->len));
-	json_object_object_add(o, "read_only", json_object_new_boolean(t->read_only));
-	json_object_object_add(o, "suspended", json_object_new_boolean(t->suspended));
+	json_object_object_add(o, "read_only", json_object_new_boolean(read_only));
+	json_object_object_add(o, "suspended", json_object_new_boolean(suspended));
 	for (tok = strtok_r(t->features, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
 		json_object_array_add(words, json_object_new_string(tok));
 	json_object_object_add(o, "flags", words);
@@ -135,9 +221,46 @@ static int print_status(const char *name, struct vs_table *t, char *info)
 	return 0;
 }
 
+/*
+ * A dm-integrity device (the <name>_dif below a LUKS2 volume with
+ * integrity, or integritysetup's): libcryptsetup knows its target, so
+ * its status is cryptsetup's, from the same calls: the device's state
+ * and type, and nothing more (libcryptsetup gives no cipher for it).
+ */
+static int print_integrity_status(const char *name)
+{
+	crypt_status_info ci = crypt_status(NULL, name);
+	struct crypt_device *cd = NULL;
+	struct json_object *o;
+	int r;
+
+	if (ci != CRYPT_ACTIVE && ci != CRYPT_BUSY)
+		return -EINVAL;
+	if (!opt.json)
+		printf("/dev/mapper/%s is active%s.\n", name,
+		       ci == CRYPT_BUSY ? " and is in use" : "");
+	r = crypt_init_by_name_and_header(&cd, name, opt.header);
+	vs_dm_log_default();
+	if (r < 0)
+		return r;
+	if (!opt.json) {
+		printf("  type:    %s\n", crypt_get_type(cd) ?: "n/a");
+	} else {
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(name));
+		json_object_object_add(o, "active", json_object_new_boolean(1));
+		json_object_object_add(o, "in_use", json_object_new_boolean(ci == CRYPT_BUSY));
+		json_object_object_add(o, "type", json_object_new_string(crypt_get_type(cd) ?: "n/a"));
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+		json_object_put(o);
+	}
+	crypt_free(cd);
+	return 0;
+}
+
 int vs_action_status(int argc, char **argv)
 {
-	char info[4096] = "", type[32];
+	char info[4096] = "", type[32] = "";
 	struct vs_table t;
 	uint64_t len;
 	int r;
@@ -155,13 +278,15 @@ int vs_action_status(int argc, char **argv)
 			printf("/dev/mapper/%s is inactive.\n", argv[0]);
 		return -ENODEV;
 	}
+	/* The status line: no key in it. veil's counters follow its first words. */
+	vs_dm_get(argv[0], 1, type, sizeof(type), info, sizeof(info), &len, NULL, 0,
+		  NULL, NULL);
+	if (!strcmp(type, "integrity"))
+		return print_integrity_status(argv[0]);
 	r = vs_table_get(argv[0], &t);
 	explicit_bzero(t.key, sizeof(t.key));
 	if (r)
 		return r;
-	/* The counters follow the "<reads>..." words of the status line. */
-	vs_dm_get(argv[0], 1, type, sizeof(type), info, sizeof(info), &len, NULL, 0,
-		  NULL, NULL);
 	r = print_status(argv[0], &t, info);
 	explicit_bzero(&t, sizeof(t));
 	return r;

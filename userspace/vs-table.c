@@ -125,10 +125,13 @@ int vs_table_split(const char *params, struct vs_target_fields *c)
 	       0 : -EINVAL;
 }
 
-/* The size in bits of key field @key: hex, or ":<bytes>:logon:<desc>". */
+/*
+ * The size in bits of key field @key: hex, ":<bytes>:logon:<desc>", or
+ * "-" (no key: 0, as libcryptsetup reads it).
+ */
 size_t vs_key_bits(const char *key)
 {
-	return key[0] == ':' ? strtoul(key + 1, NULL, 10) * 8 : strlen(key) * 4;
+	return key[0] == ':' ? strtoul(key + 1, NULL, 10) * 8 : strlen(key) / 2 * 8;
 }
 
 /*

@@ -4,7 +4,8 @@
 # veilsetup and the data reads back through cryptsetup; a volume made by
 # veilsetup luksFormat opens with cryptsetup. The key travels through the
 # keyring: no key bytes in the table (dmsetup table --showkeys), for a
-# LUKS1 volume too.
+# LUKS1 volume too. status says what cryptsetup's says of the same volume,
+# line by line (lib.sh's status_same).
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
@@ -26,6 +27,7 @@ roundtrip() {
 	# The key field (the fifth word) is the reference, never key bytes.
 	echo "$table" | cut -d' ' -f5 | grep -q '^:64:logon:' || fail "key bytes in the table"
 	key_hidden vt
+	udevadm settle 2>/dev/null || true
 	"$VS" status vt | tee "$WORK/status"
 	grep -q 'type:    LUKS2' "$WORK/status" || fail "status type"
 	grep -q "sector size:  $2" "$WORK/status" || fail "status sector size"
@@ -36,6 +38,9 @@ roundtrip() {
 
 	echo "$PASS" | cryptsetup open --type luks2 "$LOOP" vt-c
 	_devs+=(vt-c)
+	udevadm settle 2>/dev/null || true
+	cryptsetup status vt-c > "$WORK/status-cs"
+	status_same "$WORK/status-cs" "$WORK/status" "$1-formatted, $2-byte sectors"
 	same_data "$WORK/a" /dev/mapper/vt-c || fail "$1-formatted: cryptsetup reads other data than veilsetup wrote"
 	write_direct "$WORK/b" /dev/mapper/vt-c
 	cryptsetup close vt-c
@@ -104,11 +109,16 @@ dmsetup table --showkeys vt
 key_hidden vt
 dmsetup table --showkeys vt | grep -q ' :64:logon:veil:VEIL-LUKS1-[-0-9a-f]*-vt ' ||
 	fail "LUKS1: key not from the keyring: $(dmsetup table vt)"
-"$VS" status vt | grep -q 'type:    LUKS1' || fail "LUKS1: status type: $("$VS" status vt)"
+udevadm settle 2>/dev/null || true
+"$VS" status vt | tee "$WORK/status"
+grep -q 'type:    LUKS1' "$WORK/status" || fail "LUKS1: status type"
 write_direct "$WORK/a" /dev/mapper/vt
 "$VS" close vt
 grep -q 'logon.*veil:' /proc/keys && fail "LUKS1: key left in a keyring: $(grep veil: /proc/keys)"
 echo "$PASS" | cryptsetup open "$LOOP" vt-c
+udevadm settle 2>/dev/null || true
+cryptsetup status vt-c > "$WORK/status-cs"
+status_same "$WORK/status-cs" "$WORK/status" "LUKS1"
 same_data "$WORK/a" /dev/mapper/vt-c || fail "LUKS1: cryptsetup reads other data than veilsetup wrote"
 cryptsetup close vt-c
 echo "ok: LUKS1 key in the keyring, not in the table"

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Plain mode: the same passphrase, hash, cipher and key size give the same
-# key as cryptsetup open --type plain, with passphrases and key files.
+# key as cryptsetup open --type plain, with passphrases and key files;
+# status says what cryptsetup's says of the same volume, line by line
+# (lib.sh's status_same).
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
@@ -17,10 +19,16 @@ check() {
 	local opts=$1 input=${2:-} vopts=${3:-}
 	printf '%s' "$input" | "$VS" open --type plain $opts $vopts "$LOOP" vt
 	_devs+=(vt)
+	udevadm settle 2>/dev/null || true
+	"$VS" status vt > "$WORK/status-vs"
 	write_direct "$WORK/a" /dev/mapper/vt
 	"$VS" close vt
 	printf '%s' "$input" | cryptsetup open --type plain $opts "$LOOP" vt-c
 	_devs+=(vt-c)
+	udevadm settle 2>/dev/null || true
+	cryptsetup status vt-c > "$WORK/status-cs"
+	cat "$WORK/status-vs"
+	status_same "$WORK/status-cs" "$WORK/status-vs" "plain $opts $vopts"
 	same_data "$WORK/a" /dev/mapper/vt-c || fail "plain $opts: cryptsetup reads other data"
 	dd if=/dev/urandom of="$WORK/b" bs=1M count=1 status=none
 	write_direct "$WORK/b" /dev/mapper/vt-c
@@ -39,10 +47,13 @@ check "-c twofish-ctr-plain64 -s 256 -h sha256" $'ctr\n'
 check "-c aes-xts-plain64 -s 512 -d $WORK/keyfile --keyfile-offset 100"
 check "-c aes-xts-plain64 -s 256 -d $WORK/keyfile"
 check "-c serpent-xts-plain64 -s 512 --sector-size 4096 --iv-large-sectors" $'large IVs\n'
-check "-c aes-xts-plain64 -s 512 -h sha256 --allow-discards" $'engine opts\n' "--hex-key --fanout-chunk 8192 --no-keystream-ahead"
+VS_KEY_LOCATION=dm-veil check "-c aes-xts-plain64 -s 512 -h sha256 --allow-discards" $'engine opts\n' \
+	"--hex-key --fanout-chunk 8192 --no-keystream-ahead"
+grep -qx '  engine:  fanout_chunk:8192 no_keystream_ahead' "$WORK/status-vs" ||
+	fail "status: veil's engine options not on their line: $(cat "$WORK/status-vs")"
 # The null cipher: no key in the table ("-"), as libcryptsetup maps it,
 # and the device holds the data as written.
-check "-c cipher_null-ecb -h sha256" $'null cipher\n'
+VS_KEY_LOCATION=dm-veil check "-c cipher_null-ecb -h sha256" $'null cipher\n'
 same_data "$WORK/b" "$LOOP" || fail "cipher_null-ecb: the device does not hold the data"
 echo x | "$VS" open --type plain -h sha256 --fanout-chunk 8192 --keystream-ahead-max 262144 \
 	--no-fanout "$LOOP" vt

@@ -3,8 +3,12 @@
 # LUKS2 with integrity protection (luksFormat --integrity): veilsetup opens
 # the volumes cryptsetup makes as the same stack, dm-integrity (<name>_dif)
 # below veil in place of dm-crypt; files written through one read back
-# through the other; status shows the integrity layer as cryptsetup does;
-# close removes both devices; a wrong passphrase leaves nothing behind.
+# through the other; status of the volume (and of its <name>_dif) says
+# what cryptsetup's says of the same volume opened by cryptsetup, line by
+# line, with and without --integrity-no-journal, the veil-only lines
+# aside (lib.sh's status_same), and the dm-integrity tables below are
+# the same; close removes both devices; a wrong passphrase leaves nothing
+# behind.
 # veilsetup luksFormat --integrity (hmac-sha512, hmac-sha256, aes-gcm-random
 # with aead) makes volumes cryptsetup opens, every tag written, and data
 # goes both ways. luksFormat and luksDump take --integrity-no-journal and
@@ -25,6 +29,27 @@ stack_gone() {
 	! dmsetup info "$1_dif" > /dev/null 2>&1 || fail "$1_dif left mapped"
 }
 
+# layers TOOL NAME TAG: TOOL's status of NAME and of NAME_dif (with the
+# exit code) and NAME_dif's table into $WORK/*-TAG
+layers() {
+	local rc=0
+	udevadm settle 2>/dev/null || true
+	"$1" status "$2" > "$WORK/status-$3" || fail "${1##*/} status $2: exit $?"
+	"$1" status "$2_dif" > "$WORK/status-dif-$3" 2>&1 || rc=$?
+	echo "exit code $rc" >> "$WORK/status-dif-$3"
+	cat "$WORK/status-$3" "$WORK/status-dif-$3"
+	dmsetup table "$2_dif" > "$WORK/dif-$3"
+}
+# same_layers TAG WHAT: veilsetup's stack and cryptsetup's, as layers
+# saved them, agree: status of the volume and of its dm-integrity device,
+# and that device's table
+same_layers() {
+	status_same "$WORK/status-cs-$1" "$WORK/status-vs-$1" "$2"
+	status_same "$WORK/status-dif-cs-$1" "$WORK/status-dif-vs-$1" "$2: the _dif device"
+	diff -u "$WORK/dif-cs-$1" "$WORK/dif-vs-$1" ||
+		fail "$2: veilsetup's dm-integrity table is not cryptsetup's"
+}
+
 # roundtrip FORMAT-TOOL CIPHER INTEGRITY SECTOR STATUS-LINE
 roundtrip() {
 	local tool=$1 what table dif rc
@@ -40,13 +65,13 @@ roundtrip() {
 			--integrity "$2" --sector-size "$3" "$LOOP"
 		dmsetup ls | grep -q temporary && fail "$what: a temporary device is left"
 		echo "$PASS" | cryptsetup open "$LOOP" vc
-		_devs+=(vc vc_dif)
+		_devs+=(vc_dif vc)
 		dd if=/dev/mapper/vc of=/dev/null bs=1M iflag=direct status=none ||
 			fail "$what: cryptsetup cannot read the new volume (tags not written)"
 		cryptsetup close vc
 	fi
 
-	_devs+=(vt vt_dif)
+	_devs+=(vt_dif vt)
 	echo "$PASS" | "$VS" open "$LOOP" vt
 	table=$(dmsetup table --showkeys vt)
 	dif=$(dmsetup table vt_dif)
@@ -59,22 +84,29 @@ roundtrip() {
 	  "$(dmsetup info -c --noheadings -o major,minor --separator : vt_dif)" ] ||
 		fail "$what: veil is not on vt_dif"
 	echo "$dif" | grep -q " integrity .* J " || fail "$what: dm-integrity not in journal mode"
-	"$VS" status vt | tee "$WORK/status"
-	grep -q "  integrity: $4\$" "$WORK/status" || fail "$what: status has no 'integrity: $4'"
-	grep -q "  device:  $LOOP\$" "$WORK/status" || fail "$what: status names another device"
+	layers "$VS" vt vs-J
+	grep -q "  integrity: $4\$" "$WORK/status-vs-J" || fail "$what: status has no 'integrity: $4'"
+	grep -q "  device:  $LOOP\$" "$WORK/status-vs-J" || fail "$what: status names another device"
 	write_direct "$WORK/a" /dev/mapper/vt
 	"$VS" close vt
 	stack_gone vt
 
 	echo "$PASS" | cryptsetup open "$LOOP" vc
-	_devs+=(vc vc_dif)
+	_devs+=(vc_dif vc)
+	layers cryptsetup vc cs-J
+	same_layers J "$what"
 	same_data "$WORK/a" /dev/mapper/vc || fail "$what: cryptsetup reads other data than veilsetup wrote"
 	write_direct "$WORK/b" /dev/mapper/vc
+	cryptsetup close vc
+	echo "$PASS" | cryptsetup open --integrity-no-journal "$LOOP" vc
+	layers cryptsetup vc cs-D
 	cryptsetup close vc
 
 	echo "$PASS" | "$VS" open --integrity-no-journal "$LOOP" vt
 	dmsetup table vt_dif | grep -q " integrity .* D " ||
 		fail "$what: --integrity-no-journal kept the journal"
+	layers "$VS" vt vs-D
+	same_layers D "$what --integrity-no-journal"
 	same_data "$WORK/b" /dev/mapper/vt || fail "$what: veilsetup reads other data than cryptsetup wrote"
 	rc=0
 	"$VS" resize vt || rc=$?
@@ -140,7 +172,7 @@ accepted() {
 			> "$WORK/out" 2>&1 || rc=$?
 		[ "$rc" = 0 ] || fail "${tool##*/} luksFormat $* $o: exit $rc: $(cat "$WORK/out")"
 		echo "$PASS" | cryptsetup open "$LOOP" vc
-		_devs+=(vc vc_dif)
+		_devs+=(vc_dif vc)
 		dd if=/dev/mapper/vc of=/dev/null bs=1M iflag=direct status=none ||
 			fail "${tool##*/} luksFormat $* $o: cryptsetup cannot read the volume"
 		cryptsetup close vc
