@@ -6,8 +6,9 @@
 # a keyslot to PCR 16, veilsetup opens the volume with no passphrase
 # through libcryptsetup's systemd-tpm2 plugin, --token-only fails as
 # cryptsetup's does once the PCR changed, open then takes the passphrase,
-# and veiltab's tpm2-device= opens by the TPM2 or falls back. The
-# guest's systemd tools, plugin and libtss2 are the host's.
+# and veiltab's tpm2-device= opens by the TPM2 or falls back, also when
+# run at boot as veiltab.service runs it. The guest's systemd tools,
+# plugin and libtss2 are the host's.
 #
 # swtpm ends when its QEMU does: a loop here starts it again for the
 # second guest that host-lib.sh boots if QEMU itself was killed.
@@ -69,7 +70,10 @@ sup=$!
 for _ in $(seq 50); do [ -S "$dir/sock" ] && break; sleep 0.1; done
 [ -S "$dir/sock" ] || { cat "$RESULTS/tpm2-swtpm.log" 2>/dev/null; echo "FAIL: swtpm did not start"; exit 1; }
 
-run_guest "$RESULTS" tpm2 \
+# /etc and /usr/sbin writable overlays: veiltab at boot needs /etc/veiltab
+# and the package's /usr/sbin/veiltab and veilsetup; the host's stay as
+# they are.
+run_guest "$RESULTS" tpm2 -o /etc -o /usr/sbin \
 	-q "-chardev socket,id=chrtpm,path=$dir/sock -tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-tis,tpmdev=tpm0" \
 	-- tpm2-guest.sh || exit 1
 echo "ok: a TPM2-enrolled LUKS2 volume opened by veilsetup and veiltab, and refused once its PCR changed"

@@ -11,7 +11,12 @@
 # match" among them), and a plain open takes the passphrase from standard
 # input (keyslot 0). veiltab with tpm2-device=auto: the TPM2 opens the
 # entry with no question (a fake systemd-ask-password logs any); with the
-# PCR extended, the key file opens it, or the question is asked.
+# PCR extended, the key file opens it, or the question is asked. Then at
+# boot: veiltab.service's ExecStart= as systemd runs it (this guest has no
+# systemd as PID 1), /etc/veiltab with tpm2-device=auto: opened by the
+# TPM2; with the PCR extended, refused with its reason once the real
+# systemd-ask-password times out, exit 0 with nofail (exit 1 without),
+# the next entry opened either way.
 # Writes RESULTS/tpm2.ok when all is well.
 . "$(dirname "$0")/../lib.sh"
 RESULTS=$1
@@ -188,6 +193,94 @@ grep -q 'not unlocked by the TPM2, trying the passphrase' "$WORK/o" || fail "vei
 dmsetup table tpm-tab | grep -q ' veil ' || fail "tpm-tab: $(dmsetup table tpm-tab)"
 "$VT" stop tpm-tab
 ok "veiltab tpm2-device=auto, PCR changed: the passphrase asked once opened it"
+
+# 4. At boot: veiltab as veiltab.service runs it. This guest's PID 1 is
+# virtme-ng's init, not systemd, so the unit itself cannot start; its
+# ExecStart= line runs as systemd runs a system service's: veiltab and
+# veilsetup where the package puts them (/usr/sbin, an overlay in this
+# guest, as /etc is), /etc/veiltab, the working directory /, a session of
+# its own with no terminal, standard input /dev/null, no environment but
+# systemd's PATH. Nothing else is faked: systemd-ask-password is the real
+# one, which no agent answers here (as on a machine nobody is at), so it
+# times out (timeout=). `timeout` only bounds the test: the unit waits
+# without a limit (TimeoutSec=0).
+install -D -m 0755 "$TOP/userspace/veilsetup" /usr/sbin/veilsetup
+install -D -m 0755 "$TOP/userspace/veiltab" /usr/sbin/veiltab
+exec_start=$(sed -n 's/^ExecStart=//p' "$TOP/userspace/veiltab.service")
+exec_stop=$(sed -n 's/^ExecStop=//p' "$TOP/userspace/veiltab.service")
+[ "${exec_start%% *}" = /usr/sbin/veiltab ] || fail "veiltab.service: ExecStart=$exec_start"
+head -c 64 /dev/urandom > "$WORK/next.key"
+mkloop 8M
+L2=$LOOP
+_devs+=(tpm-boot tpm-next)
+# etc_veiltab OPTIONS: /etc/veiltab: the TPM2-enrolled volume with
+# OPTIONS, then a plain volume with a key file that must open whatever
+# happened to the first
+etc_veiltab() {
+	cat > /etc/veiltab <<TAB
+# name    device  key file         options
+tpm-boot  $L      none             $1
+tpm-next  $L2     $WORK/next.key   plain,cipher=aes-xts-plain64,size=512
+TAB
+}
+# unit CMD: CMD as systemd runs ExecStart= or ExecStop=; output into
+# $WORK/unit, exit code in $rc
+unit() {
+	local start=$SECONDS
+	rc=0
+	# shellcheck disable=SC2086 # CMD is a command line
+	(cd / && exec timeout 300 setsid -w env -i \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin $1) \
+		< /dev/null > "$WORK/unit" 2>&1 || rc=$?
+	echo "  + $1 (as veiltab.service): exit $rc, $((SECONDS - start)) s"
+	sed 's/^/  | /' "$WORK/unit"
+}
+mapped() { dmsetup info "$1" > /dev/null 2>&1; }
+asked_left() { ls /run/systemd/ask-password 2>/dev/null | grep -q '^ask\.'; }
+
+pcr_good
+etc_veiltab tpm2-device=auto,timeout=5s,nofail
+unit "$exec_start"
+[ "$rc" = 0 ] || fail "boot, PCR 16 as enrolled: veiltab start: exit $rc"
+grep -q 'tpm-boot opened (TPM2)' "$WORK/unit" || fail "boot: tpm-boot not opened by the TPM2"
+grep -q 'not unlocked\|no passphrase' "$WORK/unit" && fail "boot: the TPM2 unlock fell back"
+mapped tpm-boot && mapped tpm-next || fail "boot: not both mapped"
+[ "$(read_direct /dev/mapper/tpm-boot $((4 * 1024 * 1024)) | sha256sum)" = "$sum" ] ||
+	fail "boot: tpm-boot reads other data"
+unit "$exec_stop"
+[ "$rc" = 0 ] || fail "veiltab stop: exit $rc"
+mapped tpm-boot || mapped tpm-next && fail "veiltab stop left a mapping"
+ok "boot (ExecStart= as systemd runs it): tpm2-device=auto opened by the TPM2, no passphrase"
+
+# refused OPTIONS RC: with PCR 16 changed and /etc/veiltab's tpm-boot
+# entry taking OPTIONS, veiltab start as the unit runs it ends with exit
+# code RC: tpm-boot refused with its reason (the TPM2's policy, the
+# question timed out), nothing left asking, the next entry opened; with
+# nofail reported as such
+refused() {
+	etc_veiltab "$1"
+	unit "$exec_start"
+	[ "$rc" = "$2" ] || fail "boot, PCR 16 changed, $1: exit $rc, want $2"
+	mapped tpm-boot && fail "boot, PCR 16 changed, $1: tpm-boot mapped"
+	mapped tpm-next || fail "boot, PCR 16 changed, $1: the next entry was not opened"
+	grep -q 'policy digest does not match' "$WORK/unit" || fail "boot, $1: the TPM2 was not tried"
+	grep -q 'veiltab: tpm-boot: not unlocked by the TPM2' "$WORK/unit" ||
+		fail "boot, $1: no word of the TPM2"
+	grep -q 'veiltab: tpm-boot: no passphrase given' "$WORK/unit" ||
+		fail "boot, $1: the timed-out question not reported"
+	case $1 in
+	*nofail*) grep -q 'veiltab: tpm-boot not opened (nofail)' "$WORK/unit" ||
+			fail "boot, $1: nofail not reported" ;;
+	*) grep -q '(nofail)' "$WORK/unit" && fail "boot, $1: nofail reported" ;;
+	esac
+	asked_left && fail "boot, $1: a question is left in /run/systemd/ask-password"
+	unit "$exec_stop"
+}
+pcr_bad
+refused tpm2-device=auto,timeout=5s,nofail 0
+ok "boot, PCR 16 changed, nofail: tpm-boot refused with its reason, exit 0, the next entry opened"
+refused tpm2-device=auto,timeout=5s 1
+ok "boot, PCR 16 changed, no nofail: exit 1, the next entry opened all the same"
 
 bad=$(kmsg_bad) && fail "kernel log: $bad"
 touch "$RESULTS/tpm2.ok"
