@@ -259,6 +259,7 @@ static int veil_key_setkey(struct veil_c *vc, const u8 *bytes,
  */
 int veil_key_load(struct veil_c *vc, struct veil_key *key, char **error)
 {
+	unsigned int extra = veil_iv_key_extra(vc, key->size);
 	int ret;
 
 	if (vc->key.size && key->size != vc->key.size) {
@@ -266,8 +267,11 @@ int veil_key_load(struct veil_c *vc, struct veil_key *key, char **error)
 		ret = -EINVAL;
 		goto fail;
 	}
-	/* Only tcw's seed and whitening key can take the whole key. */
-	if (key->size && veil_iv_key_extra(vc, key->size) >= key->size) {
+	/*
+	 * Only tcw's seed and whitening key can take the whole key, and an
+	 * empty key ("-") leaves them nothing to take.
+	 */
+	if (extra && extra >= key->size) {
 		*error = "Wrong key size for TCW";
 		ret = -EINVAL;
 		goto fail;
