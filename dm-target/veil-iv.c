@@ -48,11 +48,13 @@ static const struct veil_iv_type veil_iv_types[] = {
 /**
  * veil_iv_parse() - look up an IV generator by name
  * @name: the IV part of a cipher spec ("plain64", "essiv", ...).
- * @opts: the text after ':' in the IV part, or NULL.
+ * @opts: the text after ':' in the IV part, or NULL. Only essiv takes
+ *	options; the others ignore them, as in dm-crypt, whose table prints
+ *	them back (aes-xts-plain64:sha256 is aes-xts-plain64).
  * @mode: set to the generator on success.
  * @error: set to a message naming the problem on failure.
  *
- * Return: 0, or -EINVAL for an unknown generator or missing/extra options.
+ * Return: 0, or -EINVAL for an unknown generator or essiv without a hash.
  */
 int veil_iv_parse(const char *name, const char *opts, enum veil_iv_mode *mode,
 		  char **error)
@@ -64,10 +66,6 @@ int veil_iv_parse(const char *name, const char *opts, enum veil_iv_mode *mode,
 			continue;
 		if (t->needs_opts && (!opts || !*opts)) {
 			*error = "Digest algorithm missing for ESSIV mode";
-			return -EINVAL;
-		}
-		if (!t->needs_opts && opts) {
-			*error = "IV mode takes no options";
 			return -EINVAL;
 		}
 		*mode = t->mode;
