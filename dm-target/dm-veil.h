@@ -106,6 +106,7 @@ struct veil_stats;
  * @sector_shift: log2(@sector_size / 512).
  * @iv_large_sectors: IVs count @sector_size units, not 512-byte sectors.
  * @benbi_shift: benbi: log2 of the cipher blocks in 512 bytes.
+ * @iv_ccm: random: the AEAD is ccm(), whose IV's first byte is not random.
  * @iv_tfm: eboiv: a synchronous instance of @tfm's algorithm, with the
  *	first key, that encrypts each sector's byte offset into its IV.
  * @lmk_hash: lmk: MD5.
@@ -171,6 +172,7 @@ struct veil_c {
 	unsigned int sector_shift;
 	bool iv_large_sectors;
 	unsigned int benbi_shift;
+	bool iv_ccm;
 	struct crypto_sync_skcipher *iv_tfm;
 	struct crypto_shash *lmk_hash;
 	u8 *lmk_seed;

@@ -182,6 +182,9 @@ static int veil_iv_lmk_setup(struct veil_c *vc, char **error)
 /* tcw's whitening key: two 8-byte halves. */
 #define VEIL_TCW_WHITENING_SIZE	16
 
+/* ccm with a random IV: bytes of its length field (a 4096-byte sector). */
+#define VEIL_CCM_IV_LENGTH_FIELD	2
+
 /* tcw: 512-byte sectors, CRC32, and room for the seed and whitening key. */
 static int veil_iv_tcw_setup(struct veil_c *vc, char **error)
 {
@@ -248,6 +251,11 @@ int veil_iv_setup(struct veil_c *vc, char **error)
 		return veil_iv_tcw_setup(vc, error);
 	case VEIL_IV_ELEPHANT:
 		return veil_iv_elephant_setup(vc, error);
+	case VEIL_IV_RANDOM:
+		vc->iv_ccm = vc->aead &&
+			     strstarts(crypto_tfm_alg_name(crypto_aead_tfm(vc->aead)),
+				       "ccm(");
+		return 0;
 	default:
 		return 0;
 	}
@@ -630,6 +638,13 @@ int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector, u8 *in,
 	case VEIL_IV_RANDOM:
 		/* A read's comes from the sector's metadata (veil-crypt.c). */
 		get_random_bytes(iv, vc->iv_size);
+		/*
+		 * ccm's first IV byte is its length field's size less one, 1
+		 * to 7 (RFC 3610); dm-crypt leaves it random, which fails
+		 * most writes. One: 2 bytes of length, 13 random of nonce.
+		 */
+		if (vc->iv_ccm)
+			iv[0] = VEIL_CCM_IV_LENGTH_FIELD - 1;
 		break;
 	}
 	return 0;
