@@ -140,6 +140,8 @@ struct veil_stats;
  * @helpers: the helpers, one per possible CPU.
  * @nr_helpers: entries of @helpers set up.
  * @helpers_queued: helpers queued and not yet started.
+ * @handoffs_waiting: reads whose decryption their submitter's own
+ *	completion handed to @crypt_wq, not yet started (veil-io.c).
  * @crypt_wq: reads' decryption after the device completed them.
  * @helper_wq: queue of @helpers: unbound, per-CPU with same_cpu_crypt.
  * @page_wait_wq: writes that wait for ciphertext pages, one at a time.
@@ -204,6 +206,7 @@ struct veil_c {
 	struct veil_helper *helpers;
 	unsigned int nr_helpers;
 	atomic_t helpers_queued;
+	atomic_t handoffs_waiting;
 
 	struct workqueue_struct *crypt_wq;
 	struct workqueue_struct *helper_wq;

@@ -19,11 +19,13 @@
  * or md's worker, kintegrityd) starts the job on the crypt queue instead
  * (unbound; per-CPU on the completing CPU with same_cpu_crypt), whose
  * runner offers chunks the same way: no cipher time is taken from another
- * driver's thread. With
+ * driver's thread. A submitter that keeps many reads in flight (an
+ * async one at a deep queue) would rather go on submitting while another
+ * CPU decrypts: see veil_read_hand_off(). With
  * no_read_workqueue every read decrypts in its completion, without
  * helpers, and one that completes in hard IRQ or with interrupts off in
- * softirq right after it (veil-bh.c), as 6.12's dm-crypt does. An async cipher
- * driver makes an inline decryption go on from the crypt queue.
+ * softirq right after it (veil-bh.c), as 6.12's dm-crypt does. An async
+ * cipher driver makes an inline decryption go on from the crypt queue.
  *
  * CTR reads up to keystream_ahead_max: see veil-keystream.c.
  *
@@ -43,10 +45,11 @@
  *
  * Queues and what may wait where:
  * - crypt_wq (WQ_MEM_RECLAIM, unbound; per-CPU with same_cpu_crypt; no
- *   more items running than CPUs): reads' runners, the decryption of
- *   reads read again and resumed async chunks; waits for the cipher, and
- *   for the device to take a write that a resumed chunk finished
- *   (submit_bio); never for pages.
+ *   more items running than CPUs): reads' runners (reads that another
+ *   driver's context completed, and those their submitter handed off),
+ *   the decryption of reads read again and resumed async chunks; waits
+ *   for the cipher, and for the device to take a write that a resumed
+ *   chunk finished (submit_bio); never for pages.
  * - helper_wq (as crypt_wq): helpers; waits for the cipher and for
  *   submit_bio, as crypt_wq.
  * - page_wait_wq (WQ_MEM_RECLAIM, ordered): writes that wait for pages,
@@ -61,6 +64,7 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/interrupt.h>
+#include <linux/sched/isolation.h>
 #include <crypto/skcipher.h>
 
 #include "veil-bh.h"
@@ -71,6 +75,46 @@
 #include "veil-job.h"
 #include "veil-keystream.h"
 #include "veil-pages.h"
+
+/*
+ * Reads completed in their submitter between two handed off to find out
+ * whether it waits for them: at first, and twice as many after each that
+ * found no deep queue, up to the most.
+ */
+#define VEIL_PROBE_FIRST	256
+#define VEIL_PROBE_MOST		4096
+/* Reads handed off after the last sign of a deep queue. */
+#define VEIL_DEEP_CREDIT	64
+
+/**
+ * struct veil_reader - the last task that mapped a read of any veil target
+ *	on one CPU, and what the hand-off of its reads knows of it
+ * @task: that task; compared, never dereferenced.
+ * @when: jiffies at its last read's map.
+ * @handed: its reads handed off and not ended.
+ * @credit: reads to hand off since the last sign of a deep queue.
+ * @since_probe: reads since the last one handed off to find out.
+ * @probe_period: reads from one such read to the next.
+ * @free_when: jiffies when other CPUs were last looked at.
+ * @free: whether one of them had no other reader then.
+ *
+ * Advisory, per CPU and never locked: the fields other than @handed are
+ * written by the tasks that read on this CPU, and a task preempted between
+ * a read and a write of one of them may undo another's update. The worst
+ * that does is one read decrypted in the other place.
+ */
+struct veil_reader {
+	struct task_struct *task;
+	unsigned long when;
+	atomic_t handed;
+	unsigned int credit;
+	unsigned int since_probe;
+	unsigned int probe_period;
+	unsigned long free_when;
+	bool free;
+};
+
+static DEFINE_PER_CPU(struct veil_reader, veil_readers);
 
 /* Writes. */
 
@@ -131,6 +175,150 @@ static void veil_read_work(struct work_struct *work)
 			VEIL_IN_QUEUE, false);
 }
 
+/*
+ * A read's decryption handed off by its submitter's own completion: until
+ * the job ends the bio, a read its submitter maps shows that it had not
+ * waited for it (veil_read_depth_note()).
+ */
+static void veil_read_handoff_work(struct work_struct *work)
+{
+	struct veil_io *io = container_of(work, struct veil_io, work);
+
+	atomic_dec(&io->vc->handoffs_waiting);
+	veil_read_start(io, VEIL_IN_QUEUE, false);
+}
+
+/* Where a read's completion may hand its decryption off at all. */
+static bool veil_read_may_hand_off(struct veil_c *vc)
+{
+	return !test_bit(VEIL_SAME_CPU, &vc->flags) &&
+	       !test_bit(VEIL_NO_READ_WQ, &vc->flags);
+}
+
+/*
+ * At the map of a read: the current task is this CPU's reader now. A read
+ * it maps while one of its handed-off reads has not ended shows a deep
+ * queue: its next VEIL_DEEP_CREDIT reads are handed off. One mapped with
+ * none in flight uses up one of them. Another task's read makes the CPU
+ * its own, with nothing known yet.
+ */
+static void veil_read_depth_note(struct veil_c *vc)
+{
+	struct veil_reader *me = raw_cpu_ptr(&veil_readers);
+	unsigned long now = jiffies;
+	unsigned int credit;
+
+	if (!veil_read_may_hand_off(vc))
+		return;
+	if (READ_ONCE(me->when) != now)
+		WRITE_ONCE(me->when, now);
+	if (READ_ONCE(me->task) != current) {
+		WRITE_ONCE(me->task, current);
+		WRITE_ONCE(me->credit, 0);
+		WRITE_ONCE(me->since_probe, 0);
+		WRITE_ONCE(me->probe_period, VEIL_PROBE_FIRST);
+		return;
+	}
+	credit = READ_ONCE(me->credit);
+	if (!atomic_read(&me->handed)) {
+		if (credit)
+			WRITE_ONCE(me->credit, credit - 1);
+		return;
+	}
+	if (credit != VEIL_DEEP_CREDIT)
+		WRITE_ONCE(me->credit, VEIL_DEEP_CREDIT);
+	if (READ_ONCE(me->probe_period) != VEIL_PROBE_FIRST)
+		WRITE_ONCE(me->probe_period, VEIL_PROBE_FIRST);
+}
+
+/*
+ * Whether this read is one handed off to find out; the next one comes
+ * twice as many reads later, unless a sign of depth brings the period
+ * back to VEIL_PROBE_FIRST. A hand-off costs a wake-up of another CPU, up
+ * to a millisecond from deep idle under emulation.
+ */
+static bool veil_read_probe(struct veil_reader *me)
+{
+	unsigned int period = READ_ONCE(me->probe_period);
+	unsigned int since = READ_ONCE(me->since_probe) + 1;
+
+	if (since < period) {
+		WRITE_ONCE(me->since_probe, since);
+		return false;
+	}
+	WRITE_ONCE(me->since_probe, 0);
+	WRITE_ONCE(me->probe_period, min(period * 2, VEIL_PROBE_MOST));
+	return true;
+}
+
+/*
+ * Whether a CPU that the unbound crypt queue may use (online, not isolated
+ * from workqueues) has no reader but the current task: none, or none in
+ * this jiffy and the one before. A CPU that another reader keeps busy
+ * gains nothing from taking this one's reads but the wake-ups. Looked at
+ * once per jiffy per CPU.
+ */
+static bool veil_read_cpu_free(struct veil_reader *me)
+{
+	const struct cpumask *wq_cpus = housekeeping_cpumask(HK_TYPE_WQ);
+	unsigned int self = raw_smp_processor_id();
+	unsigned long now = jiffies;
+	bool free = false;
+	unsigned int cpu;
+
+	if (READ_ONCE(me->free_when) == now)
+		return READ_ONCE(me->free);
+	for_each_cpu_and(cpu, cpu_online_mask, wq_cpus) {
+		struct veil_reader *other = per_cpu_ptr(&veil_readers, cpu);
+		struct task_struct *task = READ_ONCE(other->task);
+
+		if (cpu == self)
+			continue;
+		if (!task || task == current ||
+		    now - READ_ONCE(other->when) > 1) {
+			free = true;
+			break;
+		}
+	}
+	WRITE_ONCE(me->free, free);
+	WRITE_ONCE(me->free_when, now);
+	return free;
+}
+
+/*
+ * veil_read_hand_off() - whether the submitter's own completion of a read
+ * hands its decryption to the crypt queue, and if so counts it there.
+ *
+ * On a device that completes inline (a ramdisk), a submitter with one read
+ * in flight waits for it: decrypting it in its completion costs nothing
+ * but the cipher, and handing it off would add a CPU-to-CPU wake-up to
+ * each read (dm-crypt's default is 2 to 3 times slower there). A submitter
+ * with many reads in flight (an async one at a deep queue) does not wait:
+ * while another CPU decrypts, it submits the next. Down here both show one
+ * read at a time, so a read now and then is handed off to find out
+ * (veil_read_probe(), veil_read_depth_note()); after a sign of depth, the
+ * reads are handed off. Either only while no handed-off read of the target
+ * waits for the queue to start it and another CPU has no other reader
+ * (veil_read_cpu_free()), and never for a real-time task, whose reads
+ * would wait behind it for a worker of normal priority.
+ */
+static bool veil_read_hand_off(struct veil_io *io)
+{
+	struct veil_reader *me = raw_cpu_ptr(&veil_readers);
+	struct veil_c *vc = io->vc;
+
+	if (!veil_read_may_hand_off(vc) || READ_ONCE(me->task) != current ||
+	    current->prio < MAX_RT_PRIO ||
+	    atomic_read(&vc->handoffs_waiting) || !veil_read_cpu_free(me))
+		return false;
+	if (!READ_ONCE(me->credit) && !veil_read_probe(me))
+		return false;
+	io->handed_count = &me->handed;
+	atomic_inc(&me->handed);
+	atomic_inc(&vc->handoffs_waiting);
+	return true;
+}
+
 /* Softirq after a hard-IRQ completion (no_read_workqueue). */
 static void veil_read_bh(struct veil_io *io)
 {
@@ -165,18 +353,25 @@ static void veil_read_end_io(struct bio *bio)
 	 * Hard IRQ: the cipher is not usable there and the work is too long;
 	 * interrupts off: completions from the idle task. dm-crypt's rules.
 	 * no_read_workqueue asks for the cipher in any other completion. By
-	 * default only the submitter's own completion runs it. The
-	 * completion may hold locks: it never sleeps (atomic).
+	 * default only the submitter's own completion runs it, unless it
+	 * hands it off (veil_read_hand_off()). The completion may hold
+	 * locks: it never sleeps (atomic).
 	 */
 	if (in_hardirq() || irqs_disabled()) {
 		if (test_bit(VEIL_NO_READ_WQ, &vc->flags)) {
 			veil_bh_defer(io, veil_read_bh);
 			return;
 		}
-	} else if (test_bit(VEIL_NO_READ_WQ, &vc->flags) ||
-		   veil_io_in_submitter(io)) {
-		/* Helpers only where fan-out is allowed (not no_read_wq). */
+	} else if (test_bit(VEIL_NO_READ_WQ, &vc->flags)) {
 		veil_read_start(io, VEIL_IN_ENDIO, true);
+		return;
+	} else if (veil_io_in_submitter(io)) {
+		if (!veil_read_hand_off(io)) {
+			veil_read_start(io, VEIL_IN_ENDIO, true);
+			return;
+		}
+		INIT_WORK(&io->work, veil_read_handoff_work);
+		queue_work(vc->crypt_wq, &io->work);
 		return;
 	}
 	INIT_WORK(&io->work, veil_read_work);
@@ -209,6 +404,7 @@ static int veil_map_read(struct veil_io *io)
 	struct veil_c *vc = io->vc;
 	struct bio *bio = io->base;
 
+	veil_read_depth_note(vc);
 	io->kind = VEIL_JOB_READ;
 	io->error = false;
 	io->orig_end_io = bio->bi_end_io;
@@ -249,6 +445,7 @@ int veil_io_map(struct veil_c *vc, struct bio *bio, sector_t sector)
 	io->base = bio;
 	io->src = bio;
 	io->recheck = false;
+	io->handed_count = NULL;
 	io->out = NULL;
 	io->ks_pages = NULL;
 	veil_integrity_map(io, bio);

@@ -281,6 +281,9 @@ static void veil_job_finish(struct veil_io *io)
 		bio->bi_status = io->bad_tag ? BLK_STS_PROTECTION :
 					       BLK_STS_IOERR;
 	this_cpu_inc(io->vc->stats->reqs[VEIL_DECRYPT]);
+	/* Before the bio ends: the target may be gone after that. */
+	if (io->handed_count)
+		atomic_dec(io->handed_count);
 	bio->bi_end_io = io->orig_end_io;
 	bio->bi_private = io->orig_private;
 	bio_endio(bio);

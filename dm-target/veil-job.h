@@ -50,6 +50,9 @@
  * @recheck: a read over dm-integrity is being read again into pages of
  *	its own, after a tag did not match.
  * @read_done: keystream job: the device read completed.
+ * @handed_count: a read whose submitter's completion handed its
+ *	decryption to the crypt queue: its submitter's count of such reads
+ *	in flight (veil-io.c), which the read's end takes it out of.
  * @ks_ready: keystream job: chunks whose keystream awaits the XOR.
  * @work: the job's runner when it runs from a queue, or a read being read
  *	again (the page-wait queue, then the crypt queue).
@@ -85,6 +88,7 @@ struct veil_io {
 	bool bad_tag;
 	bool recheck;
 	bool read_done;
+	atomic_t *handed_count;
 	DECLARE_BITMAP(ks_ready, VEIL_KS_MAX_CHUNKS);
 
 	struct work_struct work;

@@ -16,11 +16,17 @@
 #   the reading task) and on the crypt queue if it is an interrupt
 #   (null_blk), large ones shared with helpers either way;
 # - same_cpu_crypt: a bio's chunks all run on one CPU: no helper on
-#   another CPU (a CTR read's keystream goes to this CPU's own helper).
+#   another CPU (a CTR read's keystream goes to this CPU's own helper);
+# - a deep queue on brd (fio, one job, 32 reads of 4 KiB in flight): its
+#   reads also complete in its own submit_bio, one at a time, but it does
+#   not wait for each: after the reads handed off to find that out, the
+#   crypt queue decrypts a share of them on the other CPU; fio with one
+#   read in flight waits for each, and only the probes (at most one read
+#   in 256) go to the queue.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires modinfo brd null_blk
-requires cmd taskset
+requires cmd taskset fio
 veil_load
 
 FUNCS="veil_crypt_chunk veil_crypt_xor*"
@@ -147,7 +153,27 @@ for kind in "xts-plain64 $K64" "ctr-plain64 $K32"; do
 			fail "$n: cipher work on a CPU other than the submitting one"
 	done
 done
-# 7. Keystream misses after hard-IRQ completions: a device that completes
+# 7. Queue depth on brd, from one fio job pinned with dd's CPU (run()).
+fiod() {
+	fio --name=depth --filename="$NODE" --direct=1 --ioengine=libaio \
+	    --rw=randread --bs=4k --iodepth="$1" --numjobs=1 --size=64M \
+	    --runtime=3 --time_based --randrepeat=0 --output=/dev/null
+}
+run deep "$RAM aes-xts-plain64 $K64 0 /dev/ram0 0" fiod 32
+run shallow "$RAM aes-xts-plain64 $K64 0 /dev/ram0 0" fiod 1
+deep_all=$(($(st deep chunks_endio) + $(st deep chunks_queue)))
+shallow_all=$(($(st shallow chunks_endio) + $(st shallow chunks_queue)))
+info "QD32: $(st deep chunks_queue) of $deep_all reads decrypted on the queue; QD1: $(st shallow chunks_queue) of $shallow_all"
+[ "$(st shallow chunks_queue)" -le $((shallow_all / 256 + 1)) ] ||
+	fail "shallow: chunks_queue=$(st shallow chunks_queue) of $shallow_all: more than the probes (at most one in 256) at QD1"
+if [ "$CPUS" -gt 1 ]; then
+	[ "$(st deep chunks_queue)" -gt $((deep_all / 256 + 1)) ] ||
+		fail "deep: chunks_queue=$(st deep chunks_queue) of $deep_all: no more than the probes on the queue at QD32"
+	[ -z "$TRACER" ] || trace_tasks "$WORK/deep.trace" veil_crypt_chunk | grep -q '^kworker' ||
+		fail "deep: no decryption in a worker at QD32"
+fi
+
+# 8. Keystream misses after hard-IRQ completions: a device that completes
 # in 20 us, far sooner than the cipher makes 64 KiB of keystream under
 # emulation. What no helper claimed before the completion is decrypted on
 # the crypt queue, never in softirq (the cipher time would be taken from
