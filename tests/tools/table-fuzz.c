@@ -31,239 +31,15 @@
  * 3 if the watchdog saw a step take too long (kernel hang suspected).
  */
 #define _GNU_SOURCE
-#include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <libdevmapper.h>
-#include <linux/fs.h>
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <time.h>
-#include <unistd.h>
+#include "fuzz-lib.h"
 
 #include "veil-options.h"
 
 #define DEV_NAME	"vfuzz"
 #define KEYRING_KEY	":32:logon:veiltest:fuzz"
-#define MAX_TOK		64
 #define MAX_TARGETS	2
 #define IO_SIZE		4096
 #define MAX_EXAMPLES	4
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-/* Udev must neither scan the device nor make us wait for it. */
-#define UDEV_FLAGS	(DM_UDEV_DISABLE_DM_RULES_FLAG | \
-			 DM_UDEV_DISABLE_SUBSYSTEM_RULES_FLAG | \
-			 DM_UDEV_DISABLE_DISK_RULES_FLAG | \
-			 DM_UDEV_DISABLE_OTHER_RULES_FLAG)
-
-/* ---- PRNG: splitmix64, the same sequence on every machine ---- */
-
-static uint64_t rng;
-
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rnd64(void)
-{
-	return splitmix(&rng);
-}
-
-static unsigned int rnd(unsigned int n)
-{
-	return n ? rnd64() % n : 0;
-}
-
-static bool chance(unsigned int pct)
-{
-	return rnd(100) < pct;
-}
-
-static void seed_case(uint64_t seed, uint64_t idx)
-{
-	uint64_t s = seed ^ (idx * 0xd1342543de82ef95ULL);
-
-	rng = splitmix(&s);
-	rng ^= splitmix(&s);
-}
-
-/* ---- small helpers ---- */
-
-static bool verbose, dry_run;
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("table-fuzz: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(2);
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *p;
-
-	va_start(ap, fmt);
-	if (vasprintf(&p, fmt, ap) < 0)
-		die("out of memory");
-	va_end(ap);
-	return p;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* A line for the log: non-printing bytes as \xNN, long lines cut short. */
-static void print_escaped(FILE *f, const char *s, size_t max)
-{
-	size_t len = strlen(s), i;
-
-	for (i = 0; i < len && i < max; i++) {
-		unsigned char c = s[i];
-
-		if (c == '\\')
-			fputs("\\\\", f);
-		else if (isprint(c))
-			fputc(c, f);
-		else
-			fprintf(f, "\\x%02x", c);
-	}
-	if (len > max)
-		fprintf(f, "...(%zu bytes)", len);
-}
-
-/* ---- tokens ---- */
-
-struct toks {
-	int n;
-	char *t[MAX_TOK];
-};
-
-static void tok_free(struct toks *tk)
-{
-	int i;
-
-	for (i = 0; i < tk->n; i++)
-		free(tk->t[i]);
-	tk->n = 0;
-}
-
-static void tok_add(struct toks *tk, char *s)
-{
-	if (tk->n >= MAX_TOK) {
-		free(s);
-		return;
-	}
-	tk->t[tk->n++] = s;
-}
-
-static void tok_insert(struct toks *tk, int at, char *s)
-{
-	if (tk->n >= MAX_TOK) {
-		free(s);
-		return;
-	}
-	memmove(&tk->t[at + 1], &tk->t[at], (tk->n - at) * sizeof(char *));
-	tk->t[at] = s;
-	tk->n++;
-}
-
-static void tok_del(struct toks *tk, int at)
-{
-	free(tk->t[at]);
-	memmove(&tk->t[at], &tk->t[at + 1], (tk->n - at - 1) * sizeof(char *));
-	tk->n--;
-}
-
-static void tok_set(struct toks *tk, int at, char *s)
-{
-	free(tk->t[at]);
-	tk->t[at] = s;
-}
-
-static char *tok_join(const struct toks *tk)
-{
-	size_t len = 1, off = 0;
-	char *s;
-	int i;
-
-	for (i = 0; i < tk->n; i++)
-		len += strlen(tk->t[i]) + 1;
-	s = xmalloc(len);
-	s[0] = '\0';
-	for (i = 0; i < tk->n; i++) {
-		size_t l = strlen(tk->t[i]);
-
-		if (i)
-			s[off++] = ' ';
-		memcpy(s + off, tk->t[i], l);
-		off += l;
-	}
-	s[off] = '\0';
-	return s;
-}
-
-/* Split at spaces and tabs only, as a checker of our own messages. */
-static void tok_split(struct toks *tk, const char *s)
-{
-	const char *p = s, *e;
-
-	tk->n = 0;
-	for (;;) {
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p)
-			break;
-		e = p;
-		while (*e && *e != ' ' && *e != '\t')
-			e++;
-		tok_add(tk, strndup(p, e - p));
-		p = e;
-	}
-}
 
 /* ---- what the lines are built from ---- */
 
@@ -323,20 +99,6 @@ static const char * const keyring_variants[] = {
 	":32", ":", ":032:logon:veiltest:fuzz", ":+32:logon:veiltest:fuzz",
 };
 
-/* Numbers at the edges of every parser's range. */
-static const char * const edge_numbers[] = {
-	"0", "1", "7", "8", "511", "512", "513", "1024", "4095", "4096",
-	"8192", "65536", "1048576", "2097152",
-	"4294967295", "4294967296", "4294967297",
-	"9223372036854775807", "9223372036854775808",
-	"18446744073709551615", "18446744073709551616",
-	"-1", "-0", "+1", "0x10", "010", "1e3", " 1", "1 ", "",
-	"000000000000000000000000000000000000000008",
-	"99999999999999999999999999999999999999999999999999",
-};
-
-#define NEDGE ARRAY_SIZE(edge_numbers)
-
 static const uint64_t edge_u64[] = {
 	0, 1, 7, 8, 9, 511, 512, 4096, 65535, 4294967295ULL, 4294967296ULL,
 	9223372036854775807ULL, 9223372036854775808ULL, 18446744073709551615ULL,
@@ -390,17 +152,6 @@ struct env {
 
 /* ---- a valid table line ---- */
 
-static char *hexkey(unsigned int bytes, bool upper)
-{
-	char *s = xmalloc(2 * bytes + 1);
-	unsigned int i;
-
-	for (i = 0; i < bytes; i++)
-		sprintf(s + 2 * i, upper ? "%02X" : "%02x", (unsigned int)rnd(256));
-	s[2 * bytes] = '\0';
-	return s;
-}
-
 static unsigned int pick_keysize(const struct cipher_seed *c)
 {
 	unsigned int n = 0;
@@ -441,7 +192,7 @@ static void gen_seed(const struct env *e, struct toks *tk, uint64_t *len)
 	bool used[NFLAGS + NVALUED] = { false };
 	struct toks feat = { 0 };
 	unsigned int unit = 1, nfeat = 0, i;
-	uint64_t off, avail, ivoff;
+	uint64_t off, ivoff;
 
 	/* Features first: the sector size decides the alignments. */
 	if (chance(50))
@@ -481,28 +232,7 @@ static void gen_seed(const struct env *e, struct toks *tk, uint64_t *len)
 	}
 
 	/* Geometry inside the device, the length a whole number of sectors. */
-	off = chance(60) ? 0 : rnd(e->sectors / 2);
-	avail = (e->sectors - off) / unit * unit;
-	if (avail < unit) {
-		off = 0;
-		avail = e->sectors / unit * unit;
-	}
-	*len = chance(50) ? avail : (1 + rnd(avail / unit)) * unit;
-
-	switch (rnd(10)) {
-	case 0 ... 4:
-		ivoff = 0;
-		break;
-	case 5 ... 7:
-		ivoff = (uint64_t)rnd(1 << 24) * unit;
-		break;
-	case 8:
-		ivoff = (rnd64() >> 1) / unit * unit;
-		break;
-	default:
-		ivoff = -(uint64_t)unit;
-		break;
-	}
+	gen_geometry(e->sectors, unit, &off, len, &ivoff);
 
 	tok_add(tk, xstrdup(c->spec));
 	tok_add(tk, gen_key(c));
@@ -527,37 +257,6 @@ enum mut_op {
 	M_TRUNC, M_BYTE_SET, M_BYTE_INS, M_BYTE_DEL,
 	M_NOPS
 };
-
-static const char *edge_number(void)
-{
-	return edge_numbers[rnd(NEDGE)];
-}
-
-/* Replace one run of digits in a token: "sector_size:4096", ":32:", "7:0". */
-static char *mutate_digits(const char *s)
-{
-	size_t len = strlen(s), i, start, end;
-	unsigned int runs = 0, pick;
-
-	for (i = 0; i < len; i++)
-		if (isdigit((unsigned char)s[i]) &&
-		    (!i || !isdigit((unsigned char)s[i - 1])))
-			runs++;
-	if (!runs)
-		return xasprintf("%s%s", s, edge_number());
-	pick = rnd(runs);
-	for (i = 0, runs = 0; i < len; i++) {
-		if (!isdigit((unsigned char)s[i]) ||
-		    (i && isdigit((unsigned char)s[i - 1])))
-			continue;
-		if (runs++ == pick)
-			break;
-	}
-	start = i;
-	for (end = start; end < len && isdigit((unsigned char)s[end]); end++)
-		;
-	return xasprintf("%.*s%s%s", (int)start, s, edge_number(), s + end);
-}
 
 /* @n copies of @c, then @suffix, all after @prefix. */
 static char *run_of(const char *prefix, char c, size_t n, const char *suffix)
@@ -618,35 +317,22 @@ struct line {
 
 static void mutate_tokens(const struct env *e, struct line *l, enum mut_op op)
 {
+	static const enum tok_op basic[M_NOPS] = {
+		[M_DROP] = TOK_DROP, [M_DUP] = TOK_DUP, [M_SWAP] = TOK_SWAP,
+		[M_EDGE_TOKEN] = TOK_EDGE, [M_EDGE_DIGITS] = TOK_DIGITS,
+		[M_EDGE_DIGITS2] = TOK_DIGITS,
+	};
 	struct toks *tk = &l->tk;
 	int i = tk->n ? (int)rnd(tk->n) : 0;
 
 	switch (op) {
 	case M_DROP:
-		if (tk->n)
-			tok_del(tk, i);
-		break;
 	case M_DUP:
-		if (tk->n)
-			tok_insert(tk, i, xstrdup(tk->t[i]));
-		break;
 	case M_SWAP:
-		if (tk->n >= 2) {
-			int j = rnd(tk->n);
-			char *t = tk->t[i];
-
-			tk->t[i] = tk->t[j];
-			tk->t[j] = t;
-		}
-		break;
 	case M_EDGE_TOKEN:
-		if (tk->n)
-			tok_set(tk, i, xstrdup(edge_number()));
-		break;
 	case M_EDGE_DIGITS:
 	case M_EDGE_DIGITS2:
-		if (tk->n)
-			tok_set(tk, i, mutate_digits(tk->t[i]));
+		tok_mutate(tk, i, basic[op]);
 		break;
 	case M_FEATCOUNT:
 		if (tk->n > 5) {
@@ -877,93 +563,14 @@ static void gen_message(struct msg *m, unsigned int keysize, uint64_t len)
 
 /* ---- libdevmapper ---- */
 
-static char lastlog[512];
-static unsigned long remove_retries;
-
-static void quiet_log(int level, const char *file, int line, int dm_errno,
-		      const char *f, ...)
-{
-	va_list ap;
-
-	(void)file;
-	(void)line;
-	(void)dm_errno;
-	if ((level & 7) > 4)	/* keep errors and warnings only */
-		return;
-	va_start(ap, f);
-	vsnprintf(lastlog, sizeof(lastlog), f, ap);
-	va_end(ap);
-	if (verbose)
-		fprintf(stderr, "  libdm: %s\n", lastlog);
-}
-
 static struct dm_task *task(int type)
 {
-	struct dm_task *dmt = dm_task_create(type);
-
-	if (!dmt || !dm_task_set_name(dmt, DEV_NAME))
-		die("cannot create a device-mapper task");
-	return dmt;
-}
-
-/* Tasks that make uevents carry the flags that keep udev away. */
-static void no_udev(struct dm_task *dmt)
-{
-	uint32_t cookie = 0;
-
-	if (!dm_task_set_cookie(dmt, &cookie, UDEV_FLAGS))
-		die("cannot set udev flags");
-}
-
-/* Run a task: 0, the ioctl's errno, or -1 if the library gave up first. */
-static int run(struct dm_task *dmt)
-{
-	int e;
-
-	lastlog[0] = '\0';
-	if (dm_task_run(dmt))
-		return 0;
-	e = dm_task_get_errno(dmt);
-	return e ? e : -1;
+	return task_of(DEV_NAME, type);
 }
 
 static int run_simple(int type)
 {
-	struct dm_task *dmt;
-	int ret, tries = 0;
-
-	for (;;) {
-		dmt = task(type);
-		if (type == DM_DEVICE_CREATE || type == DM_DEVICE_RESUME ||
-		    type == DM_DEVICE_REMOVE)
-			no_udev(dmt);
-		ret = run(dmt);
-		dm_task_destroy(dmt);
-		dm_task_update_nodes();
-		/*
-		 * Something (udev, blkid) may hold the device for a moment:
-		 * retry as dm_task_retry_remove() would, but more often and
-		 * counted.
-		 */
-		if (type != DM_DEVICE_REMOVE || ret != EBUSY || ++tries > 500)
-			return ret;
-		remove_retries++;
-		usleep(20000);
-	}
-}
-
-static const char *errname(int e)
-{
-	static char buf[32];
-	const char *n;
-
-	if (e == -1)
-		return "libdevmapper";
-	n = strerrorname_np(e);
-	if (n)
-		return n;
-	snprintf(buf, sizeof(buf), "errno %d", e);
-	return buf;
+	return run_simple_of(DEV_NAME, type);
 }
 
 /*
@@ -1015,42 +622,6 @@ struct example {
 static struct example ex_refused[MAX_EXAMPLES], ex_accepted[MAX_EXAMPLES],
 		      ex_mut_accepted[MAX_EXAMPLES];
 
-static char cur_desc[1024];
-static const char *volatile cur_step = "start";
-static volatile unsigned long progress;
-static volatile unsigned long cur_case;
-static unsigned int watchdog_secs = 180;
-static uint64_t g_seed;
-
-/* Where the time goes, by step: printed at the end. */
-static struct {
-	const char *name;
-	double secs, max;
-	unsigned long n;
-} prof[40];
-static double step_t0;
-
-static void step(const char *s)
-{
-	double t = now();
-	int i;
-
-	for (i = 0; i < 40; i++) {
-		if (!prof[i].name)
-			prof[i].name = (const char *)cur_step;
-		if (prof[i].name == (const char *)cur_step) {
-			prof[i].secs += t - step_t0;
-			if (t - step_t0 > prof[i].max)
-				prof[i].max = t - step_t0;
-			prof[i].n++;
-			break;
-		}
-	}
-	step_t0 = t;
-	cur_step = s;
-	progress++;
-}
-
 static char *table_text(const struct line *l, int n)
 {
 	char *s = xstrdup(""), *t;
@@ -1097,39 +668,6 @@ static void problem(const char *what, const char *text, int err)
 	fflush(stdout);
 }
 
-static void *watchdog(void *arg)
-{
-	unsigned long seen = progress, idle = 0;
-	int fd;
-
-	(void)arg;
-	for (;;) {
-		sleep(1);
-		if (progress != seen) {
-			seen = progress;
-			idle = 0;
-			continue;
-		}
-		if (++idle < watchdog_secs)
-			continue;
-		/* The main thread may be stuck in the kernel: say where. */
-		fprintf(stderr, "table-fuzz: WATCHDOG: case %lu stuck in %s for %us "
-			"(reproduce: --seed %" PRIu64 " --first %lu --count 1)\n  ",
-			cur_case, cur_step, watchdog_secs, g_seed, cur_case);
-		print_escaped(stderr, cur_desc, sizeof(cur_desc));
-		fputc('\n', stderr);
-		fd = open("/proc/sysrq-trigger", O_WRONLY);
-		if (fd >= 0) {
-			ssize_t unused = write(fd, "w", 1);
-
-			(void)unused;
-			close(fd);
-		}
-		_exit(3);
-	}
-	return NULL;
-}
-
 /* ---- one case ---- */
 
 static unsigned char *wbuf, *rbuf;
@@ -1167,23 +705,7 @@ static bool dev_exists(void)
 /* The node of vfuzz: /dev/mapper/vfuzz, made here if nobody made it. */
 static bool dev_node(char *path, size_t size)
 {
-	struct dm_task *dmt = task(DM_DEVICE_INFO);
-	struct dm_info info;
-	struct stat sb;
-	dev_t dev;
-
-	if (run(dmt) || !dm_task_get_info(dmt, &info) || !info.exists) {
-		dm_task_destroy(dmt);
-		return false;
-	}
-	dm_task_destroy(dmt);
-	dev = makedev(info.major, info.minor);
-	snprintf(path, size, "%s/%s", dm_dir(), DEV_NAME);
-	if (!stat(path, &sb) && S_ISBLK(sb.st_mode) && sb.st_rdev == dev)
-		return true;
-	unlink(path);
-	mkdir(dm_dir(), 0755);
-	return !mknod(path, S_IFBLK | 0600, dev);
+	return dev_node_of(DEV_NAME, path, size);
 }
 
 /*
@@ -1752,32 +1274,18 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "--verbose")) {
-			verbose = true;
+		if (common_arg(argc, argv, &i, &count, &first))
 			continue;
-		}
-		if (!strcmp(a, "--dry-run")) {
-			dry_run = true;
-			continue;
-		}
 		if (!strcmp(a, "--create-each")) {
 			create_each = true;
 			continue;
 		}
 		if (i + 1 >= argc)
 			usage();
-		if (!strcmp(a, "--seed"))
-			g_seed = strtoull(argv[++i], NULL, 0);
-		else if (!strcmp(a, "--count"))
-			count = strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(a, "--first"))
-			first = strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(a, "--dev"))
+		if (!strcmp(a, "--dev"))
 			e.dev_path = argv[++i];
 		else if (!strcmp(a, "--sectors"))
 			e.sectors = strtoull(argv[++i], NULL, 0);
-		else if (!strcmp(a, "--watchdog"))
-			watchdog_secs = strtoul(argv[++i], NULL, 0);
 		else
 			usage();
 	}
