@@ -182,7 +182,10 @@ static int veil_iv_lmk_setup(struct veil_c *vc, char **error)
 /* tcw's whitening key: two 8-byte halves. */
 #define VEIL_TCW_WHITENING_SIZE	16
 
-/* ccm with a random IV: bytes of its length field (a 4096-byte sector). */
+/*
+ * ccm with a random IV: bytes of its length field, which bounds a message
+ * to 2^16 - 1 bytes: the largest sector is 4096.
+ */
 #define VEIL_CCM_IV_LENGTH_FIELD	2
 
 /* tcw: 512-byte sectors, CRC32, and room for the seed and whitening key. */
@@ -231,6 +234,12 @@ static int veil_iv_elephant_setup(struct veil_c *vc, char **error)
 	return 0;
 }
 
+/* ccm() by any driver: the algorithm's name, not the driver's. */
+static bool veil_iv_is_ccm(struct crypto_aead *aead)
+{
+	return strstarts(crypto_tfm_alg_name(crypto_aead_tfm(aead)), "ccm(");
+}
+
 /**
  * veil_iv_setup() - set the IV generator up for the allocated transform
  * @vc: the target; its transform, IV mode and IV size are set.
@@ -252,9 +261,8 @@ int veil_iv_setup(struct veil_c *vc, char **error)
 	case VEIL_IV_ELEPHANT:
 		return veil_iv_elephant_setup(vc, error);
 	case VEIL_IV_RANDOM:
-		vc->iv_ccm = vc->aead &&
-			     strstarts(crypto_tfm_alg_name(crypto_aead_tfm(vc->aead)),
-				       "ccm(");
+		if (vc->aead)
+			vc->iv_ccm = veil_iv_is_ccm(vc->aead);
 		return 0;
 	default:
 		return 0;
@@ -641,10 +649,14 @@ int veil_iv_gen(const struct veil_c *vc, u8 *iv, sector_t sector, u8 *in,
 		/*
 		 * ccm's first IV byte is its length field's size less one, 1
 		 * to 7 (RFC 3610); dm-crypt leaves it random, which fails
-		 * most writes. One: 2 bytes of length, 13 random of nonce.
+		 * most writes. One: 2 bytes of length, 13 random of nonce;
+		 * the counter, in the last 2, starts at zero.
 		 */
-		if (vc->iv_ccm)
+		if (vc->iv_ccm) {
 			iv[0] = VEIL_CCM_IV_LENGTH_FIELD - 1;
+			memset(iv + vc->iv_size - VEIL_CCM_IV_LENGTH_FIELD, 0,
+			       VEIL_CCM_IV_LENGTH_FIELD);
+		}
 		break;
 	}
 	return 0;
