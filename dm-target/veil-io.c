@@ -91,7 +91,9 @@
  *	on one CPU, and what the hand-off of its reads knows of it
  * @task: that task; compared, never dereferenced.
  * @when: jiffies at its last read's map.
- * @handed: its reads handed off and not ended.
+ * @handed: reads mapped on this CPU, handed off and not ended.
+ * @inherited: @handed counts reads of the task before @task: no sign of
+ *	depth until it has come down to zero.
  * @credit: reads to hand off since the last sign of a deep queue.
  * @since_probe: reads since the last one handed off to find out.
  * @probe_period: reads from one such read to the next.
@@ -107,6 +109,7 @@ struct veil_reader {
 	struct task_struct *task;
 	unsigned long when;
 	atomic_t handed;
+	bool inherited;
 	unsigned int credit;
 	unsigned int since_probe;
 	unsigned int probe_period;
@@ -114,7 +117,7 @@ struct veil_reader {
 	bool free;
 };
 
-static DEFINE_PER_CPU(struct veil_reader, veil_readers);
+static DEFINE_PER_CPU_ALIGNED(struct veil_reader, veil_readers);
 
 /* Writes. */
 
@@ -200,7 +203,8 @@ static bool veil_read_may_hand_off(struct veil_c *vc)
  * it maps while one of its handed-off reads has not ended shows a deep
  * queue: its next VEIL_DEEP_CREDIT reads are handed off. One mapped with
  * none in flight uses up one of them. Another task's read makes the CPU
- * its own, with nothing known yet.
+ * its own, with nothing known yet: the reads the one before handed off
+ * are not its own.
  */
 static void veil_read_depth_note(struct veil_c *vc)
 {
@@ -217,14 +221,19 @@ static void veil_read_depth_note(struct veil_c *vc)
 		WRITE_ONCE(me->credit, 0);
 		WRITE_ONCE(me->since_probe, 0);
 		WRITE_ONCE(me->probe_period, VEIL_PROBE_FIRST);
+		WRITE_ONCE(me->inherited, atomic_read(&me->handed) != 0);
 		return;
 	}
 	credit = READ_ONCE(me->credit);
 	if (!atomic_read(&me->handed)) {
+		if (READ_ONCE(me->inherited))
+			WRITE_ONCE(me->inherited, false);
 		if (credit)
 			WRITE_ONCE(me->credit, credit - 1);
 		return;
 	}
+	if (READ_ONCE(me->inherited))
+		return;
 	if (credit != VEIL_DEEP_CREDIT)
 		WRITE_ONCE(me->credit, VEIL_DEEP_CREDIT);
 	if (READ_ONCE(me->probe_period) != VEIL_PROBE_FIRST)
@@ -247,20 +256,25 @@ static bool veil_read_probe(struct veil_reader *me)
 		return false;
 	}
 	WRITE_ONCE(me->since_probe, 0);
-	WRITE_ONCE(me->probe_period, min(period * 2, VEIL_PROBE_MOST));
+	period = min_t(unsigned int, period * 2, VEIL_PROBE_MOST);
+	WRITE_ONCE(me->probe_period, period);
 	return true;
 }
 
 /*
- * Whether a CPU that the unbound crypt queue may use (online, not isolated
- * from workqueues) has no reader but the current task: none, or none in
- * this jiffy and the one before. A CPU that another reader keeps busy
- * gains nothing from taking this one's reads but the wake-ups. Looked at
- * once per jiffy per CPU.
+ * Whether a CPU that the unbound crypt queue may use (online, isolated
+ * neither from workqueues nor from the scheduler's domains) has no reader
+ * but the current task: none, or none in this jiffy and the one before.
+ * A CPU that another reader keeps busy gains nothing from taking this
+ * one's reads but the wake-ups. Looked at once per jiffy per CPU, and
+ * the look ends at the first such CPU. The workqueue's own cpumask
+ * (sysfs, workqueue.unbound_cpus=) may narrow it further: a hand-off
+ * then costs a wake-up more, never a read.
  */
 static bool veil_read_cpu_free(struct veil_reader *me)
 {
 	const struct cpumask *wq_cpus = housekeeping_cpumask(HK_TYPE_WQ);
+	const struct cpumask *sched_cpus = housekeeping_cpumask(HK_TYPE_DOMAIN);
 	unsigned int self = raw_smp_processor_id();
 	unsigned long now = jiffies;
 	bool free = false;
@@ -268,11 +282,11 @@ static bool veil_read_cpu_free(struct veil_reader *me)
 
 	if (READ_ONCE(me->free_when) == now)
 		return READ_ONCE(me->free);
-	for_each_cpu_and(cpu, cpu_online_mask, wq_cpus) {
+	for_each_cpu_and(cpu, wq_cpus, sched_cpus) {
 		struct veil_reader *other = per_cpu_ptr(&veil_readers, cpu);
 		struct task_struct *task = READ_ONCE(other->task);
 
-		if (cpu == self)
+		if (cpu == self || !cpu_online(cpu))
 			continue;
 		if (!task || task == current ||
 		    now - READ_ONCE(other->when) > 1) {
@@ -286,8 +300,8 @@ static bool veil_read_cpu_free(struct veil_reader *me)
 }
 
 /*
- * veil_read_hand_off() - whether the submitter's own completion of a read
- * hands its decryption to the crypt queue, and if so counts it there.
+ * Whether the submitter's own completion of a read hands its decryption to
+ * the crypt queue, and if so counts it there.
  *
  * On a device that completes inline (a ramdisk), a submitter with one read
  * in flight waits for it: decrypting it in its completion costs nothing

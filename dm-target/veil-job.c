@@ -281,7 +281,10 @@ static void veil_job_finish(struct veil_io *io)
 		bio->bi_status = io->bad_tag ? BLK_STS_PROTECTION :
 					       BLK_STS_IOERR;
 	this_cpu_inc(io->vc->stats->reqs[VEIL_DECRYPT]);
-	/* Before the bio ends: the target may be gone after that. */
+	/*
+	 * Before the bio ends: a submitter that its end wakes must not see
+	 * this read still in flight when it maps the next one.
+	 */
 	if (io->handed_count)
 		atomic_dec(io->handed_count);
 	bio->bi_end_io = io->orig_end_io;

@@ -51,8 +51,9 @@
  *	its own, after a tag did not match.
  * @read_done: keystream job: the device read completed.
  * @handed_count: a read whose submitter's completion handed its
- *	decryption to the crypt queue: its submitter's count of such reads
- *	in flight (veil-io.c), which the read's end takes it out of.
+ *	decryption to the crypt queue: the count of such reads in flight of
+ *	the CPU that handed it off (veil-io.c), which the read's end takes
+ *	it out of.
  * @ks_ready: keystream job: chunks whose keystream awaits the XOR.
  * @work: the job's runner when it runs from a queue, or a read being read
  *	again (the page-wait queue, then the crypt queue).
