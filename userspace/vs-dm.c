@@ -104,9 +104,10 @@ void vs_dm_temp_end(struct vs_temp *tmp)
 
 /*
  * Whether @name is mapped (DM_DEVICE_INFO, no table read); its dm uuid
- * ("" if none) into @uuid, @uuid_len bytes, unless NULL.
+ * ("" if none) into @uuid, @uuid_len bytes, unless NULL; how many times
+ * it is open into @open_count, unless NULL.
  */
-static int info(const char *name, char *uuid, size_t uuid_len)
+static int info(const char *name, char *uuid, size_t uuid_len, int *open_count)
 {
 	struct dm_task *dmt = task(DM_DEVICE_INFO, name);
 	struct dm_info info;
@@ -116,6 +117,8 @@ static int info(const char *name, char *uuid, size_t uuid_len)
 		r = info.exists;
 	if (r && uuid)
 		snprintf(uuid, uuid_len, "%s", dm_task_get_uuid(dmt) ?: "");
+	if (r && open_count)
+		*open_count = info.open_count;
 	if (dmt)
 		dm_task_destroy(dmt);
 	return r;
@@ -123,7 +126,7 @@ static int info(const char *name, char *uuid, size_t uuid_len)
 
 int vs_dm_exists(const char *name)
 {
-	return info(name, NULL, 0);
+	return info(name, NULL, 0, NULL);
 }
 
 /*
@@ -133,21 +136,15 @@ int vs_dm_exists(const char *name)
  */
 int vs_dm_open_count(const char *name)
 {
-	struct dm_task *dmt = task(DM_DEVICE_INFO, name);
-	struct dm_info info;
-	int r = -ENODEV;
+	int count;
 
-	if (dmt && dm_task_run(dmt) && dm_task_get_info(dmt, &info) && info.exists)
-		r = info.open_count;
-	if (dmt)
-		dm_task_destroy(dmt);
-	return r;
+	return info(name, NULL, 0, &count) ? count : -ENODEV;
 }
 
 /* The dm uuid of @name into @uuid (@len bytes), or -ENODEV. */
 int vs_dm_uuid(const char *name, char *uuid, size_t len)
 {
-	return info(name, uuid, len) ? 0 : -ENODEV;
+	return info(name, uuid, len, NULL) ? 0 : -ENODEV;
 }
 
 /* Whether the kernel has the veil target registered. */
