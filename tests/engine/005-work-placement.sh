@@ -166,7 +166,27 @@ shallow_all=$(($(st shallow chunks_endio) + $(st shallow chunks_queue)))
 info "QD32: $(st deep chunks_queue) of $deep_all reads decrypted on the queue; QD1: $(st shallow chunks_queue) of $shallow_all"
 [ "$(st shallow chunks_queue)" -le $((shallow_all / 256 + 1)) ] ||
 	fail "shallow: chunks_queue=$(st shallow chunks_queue) of $shallow_all: more than the probes (at most one in 256) at QD1"
-if [ "$CPUS" -gt 1 ]; then
+# A deep queue shows when a handed-off read has not ended by the
+# submitter's next read: when the cipher outweighs the submitter's own
+# path (the syscall, the map, brd's copy). fio at QD1 times that path
+# alone with the null cipher, and with it the cipher. Under emulation the
+# cipher is the larger; the debug kernel's checks (KASAN, lockdep) can
+# make the path the larger, and then nothing is handed off but the probes,
+# as designed.
+qd1_iops() {
+	dm_create vq "$1"
+	taskset -c 0 fio --name=qd1 --filename=/dev/mapper/vq --direct=1 \
+		--ioengine=libaio --rw=randread --bs=4k --iodepth=1 --size=64M \
+		--runtime=2 --time_based --randrepeat=0 \
+		--output-format=terse --terse-version=3 | cut -d';' -f8
+	dm_remove vq
+}
+path_iops=$(qd1_iops "$RAM cipher_null-ecb - 0 /dev/ram0 0")
+cipher_iops=$(qd1_iops "$RAM aes-xts-plain64 $K64 0 /dev/ram0 0")
+info "4 KiB reads at QD1: $path_iops/s with the null cipher, $cipher_iops/s with aes-xts-plain64"
+if [ "$CPUS" -gt 1 ] && [ $((cipher_iops * 2)) -gt "$path_iops" ]; then
+	info "the submitter's path outweighs the cipher here: no deep queue to find"
+elif [ "$CPUS" -gt 1 ]; then
 	[ "$(st deep chunks_queue)" -gt $((deep_all / 256 + 1)) ] ||
 		fail "deep: chunks_queue=$(st deep chunks_queue) of $deep_all: no more than the probes on the queue at QD32"
 	[ -z "$TRACER" ] || trace_tasks "$WORK/deep.trace" veil_crypt_chunk | grep -q '^kworker' ||
@@ -196,18 +216,25 @@ run ks-miss "$CTR" readf 64k 100
 cmp -s "$WORK/ks.data" "$WORK/ks.read" || fail "ks-miss: the data read back differs from what was written"
 [ "$(st ks-miss keystream_miss)" -gt 0 ] || fail "ks-miss: no keystream miss to look at"
 # The dd reads from CPU 0 and its completions come in on CPU 0's timer:
-# the completion is never the submitter's own submit_bio.
-[ "$(st ks-miss chunks_endio)" = 0 ] && [ "$(st ks-miss chunks_queue)" -gt 0 ] ||
-	fail "ks-miss: chunks_endio=$(st ks-miss chunks_endio) chunks_queue=$(st ks-miss chunks_queue), want the misses' rest on the queue"
+# the completion is never the submitter's own submit_bio. A miss's
+# unfinished chunks go to the queue, unless a helper claimed them all
+# first (both vCPUs busy at the completion): never the completion.
+[ "$(st ks-miss chunks_endio)" = 0 ] &&
+	[ $(($(st ks-miss chunks_queue) + $(st ks-miss chunks_helper))) -gt 0 ] ||
+	fail "ks-miss: chunks_endio=$(st ks-miss chunks_endio) chunks_queue=$(st ks-miss chunks_queue) chunks_helper=$(st ks-miss chunks_helper), want the misses' rest on the queue or with helpers"
 [ -z "$TRACER" ] || ctx ks-miss veil_crypt_chunk | grep -qE '^hardirq=0 softirq=0 ' ||
 	fail "ks-miss: want no cipher call in interrupt context: $(ctx ks-miss veil_crypt_chunk)"
 # Reads of 640 KiB: ten times the keystream of ks-miss, so that misses
 # come even where softirq runs late (the debug kernel beside other
 # guests: 128 KiB reads there all found their keystream ready).
-run ks-big "$CTR 1 keystream_ahead_max:1048576" readf 640k 10
+# Where even they find their keystream ready (the debug kernel), up to
+# three tries.
+for try in 1 2 3; do
+	run ks-big "$CTR 1 keystream_ahead_max:1048576" readf 640k 10
+	[ "$(st ks-big keystream_miss)" = 0 ] || break
+done
 cmp -s "$WORK/ks.data" "$WORK/ks.read" || fail "ks-big: the data read back differs from what was written"
-# A miss's unfinished chunks go to the queue, unless a helper claimed them
-# all first (both vCPUs busy at the completion): never the completion.
+# As above: the misses' rest on the queue or with helpers.
 [ "$(st ks-big keystream_miss)" -gt 0 ] && [ "$(st ks-big chunks_endio)" = 0 ] &&
 	[ $(($(st ks-big chunks_queue) + $(st ks-big chunks_helper))) -gt 0 ] ||
 	fail "ks-big: keystream_miss=$(st ks-big keystream_miss) chunks_endio=$(st ks-big chunks_endio), want 640 KiB misses finished outside the completion"
