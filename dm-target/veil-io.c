@@ -344,6 +344,7 @@ static void veil_read_end_io(struct bio *bio)
 {
 	struct veil_io *io = bio->bi_private;
 	blk_status_t status = bio->bi_status;
+	work_func_t decrypt = veil_read_work;
 	struct veil_c *vc = io->vc;
 
 	/* The clone has brought the data and the metadata: done with it. */
@@ -384,11 +385,9 @@ static void veil_read_end_io(struct bio *bio)
 			veil_read_start(io, VEIL_IN_ENDIO, true);
 			return;
 		}
-		INIT_WORK(&io->work, veil_read_handoff_work);
-		queue_work(vc->crypt_wq, &io->work);
-		return;
+		decrypt = veil_read_handoff_work;
 	}
-	INIT_WORK(&io->work, veil_read_work);
+	INIT_WORK(&io->work, decrypt);
 	queue_work(vc->crypt_wq, &io->work);
 }
 
