@@ -27,7 +27,7 @@ debs="qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 lin
       nbd-client nbd-server iproute2 rt-tests
       systemd swtpm swtpm-tools tpm2-tools libtss2-esys-3.0.2-0 libtss2-rc0 libtss2-mu0
       libtss2-tcti-device0 softhsm2 openssl gnutls-bin
-      libdevmapper-dev libcryptsetup-dev libjson-c-dev pkg-config gcc make perl dkms python3-venv"
+      libdevmapper-dev libcryptsetup-dev libjson-c-dev libblkid-dev pkg-config gcc make perl dkms python3-venv"
 for what in "$@"; do
 	case "$what" in
 	bench) debs="$debs python3-matplotlib" ;;

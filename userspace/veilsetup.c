@@ -108,7 +108,7 @@ enum {
 	OPT_VALUE_FEATURE, OPT_FEATURE, OPT_IV_LARGE, OPT_HEADER,
 	OPT_BACKUP_FILE, OPT_TEST_PASSPHRASE, OPT_DEBUG, OPT_UUID, OPT_LABEL,
 	OPT_PERSISTENT, OPT_PERF, OPT_ALIGN_PAYLOAD, OPT_NO_JOURNAL,
-	OPT_NO_WIPE, OPT_TOKEN_ID, OPT_TOKEN_ONLY, OPT_TOKEN_TYPE, OPT_TOKEN_REPLACE,
+	OPT_NO_WIPE, OPT_LEGACY_PADDING, OPT_PROGRESS_FREQUENCY, OPT_PROGRESS_JSON, OPT_TOKEN_ID, OPT_TOKEN_ONLY, OPT_TOKEN_TYPE, OPT_TOKEN_REPLACE,
 	OPT_DISABLE_EXTERNAL_TOKENS, OPT_KEY_DESCRIPTION, OPT_JSON_FILE,
 	OPT_TCRYPT_FLAG, OPT_VERACRYPT, OPT_VERACRYPT_PIM, OPT_VERACRYPT_QUERY_PIM,
 	OPT_LUKS2_METADATA_SIZE, OPT_LUKS2_KEYSLOTS_SIZE, OPT_KEYSLOT_CIPHER,
@@ -179,6 +179,14 @@ static const struct vs_option {
 	  "dm-integrity without its journal", NULL, NULL },
 	{ "integrity-no-wipe", no_argument, OPT_NO_WIPE, NULL,
 	  "leave the tags of a new volume unwritten", "luksFormat", NULL },
+	/* cryptsetup 2.6 takes it with any action; only luksFormat's wipe prints progress */
+	{ "progress-frequency", required_argument, OPT_PROGRESS_FREQUENCY, "SECS",
+	  "luksFormat's wipe: a progress line every SECS seconds", NULL, NULL },
+	{ "progress-json", no_argument, OPT_PROGRESS_JSON, NULL,
+	  "luksFormat's wipe: progress as JSON lines", "luksFormat", NULL },
+	/* cryptsetup 2.6 takes it with any action; only luksFormat uses it */
+	{ "integrity-legacy-padding", no_argument, OPT_LEGACY_PADDING, NULL,
+	  "luksFormat: dm-integrity's larger padding, for old kernels", NULL, NULL },
 	{ "readonly", no_argument, 'r', NULL, "map read-only", NULL, NULL },
 	{ "disable-keyring", no_argument, OPT_DISABLE_KEYRING, NULL,
 	  "the key in the table, not the keyring", NULL, NULL },
@@ -555,6 +563,12 @@ static int parse_option(int c, int idx)
 		break;
 	case 'I': opt.integrity = optarg; break;
 	case OPT_NO_WIPE: opt.integrity_no_wipe = 1; break;
+	case OPT_LEGACY_PADDING: opt.integrity_legacy_padding = 1; break;
+	case OPT_PROGRESS_FREQUENCY:
+		r = num("progress frequency", UINT32_MAX, &v);
+		opt.progress_frequency = v;
+		break;
+	case OPT_PROGRESS_JSON: opt.progress_json = 1; break;
 	case OPT_NO_JOURNAL:
 		opt.perf_flags |= CRYPT_ACTIVATE_NO_JOURNAL;
 		break;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <signal.h>
+#include <sys/time.h>
 
 #include "veil-options.h"
 
@@ -49,7 +50,7 @@ struct vs_opts {
 	int key_bits, key_slot, verify, batch, disable_keyring, read_only;
 	int token_id, token_only, token_replace;	/* token_id: CRYPT_ANY_TOKEN unless given */
 	int json, iv_large_sectors, test_passphrase, tries, timeout, verbose;
-	int debug, persistent, allow_discards, integrity_no_wipe;
+	int debug, persistent, allow_discards, integrity_no_wipe, integrity_legacy_padding;
 	uint64_t keyfile_offset, keyfile_size, new_keyfile_offset;
 	uint64_t new_keyfile_size, offset, skip, size;
 	uint32_t sector_size, pbkdf_memory, pbkdf_parallel, iter_time;
@@ -70,6 +71,8 @@ struct vs_opts {
 	int shared;			/* plain open: the device may be mapped already */
 	int refresh;			/* open --refresh: the refresh action */
 	int rng_type;			/* luksFormat: CRYPT_RNG_*, or -1: libcryptsetup's */
+	uint32_t progress_frequency;	/* seconds between progress lines; 0: redrawn */
+	int progress_json;
 };
 
 extern struct vs_opts opt;
@@ -251,6 +254,19 @@ int vs_plain_key_check(const struct vs_table *t, const struct vs_map *m, const c
 void vs_integrity_lower(const char *name, struct vs_table *t);
 int vs_integrity_open(struct crypt_device *cd, struct vs_map *m, int keyring);
 int vs_integrity_wipe(struct crypt_device *cd);
+
+/* vs-signature.c: other signatures on a device luksFormat writes */
+int vs_signatures_report(const char *path, size_t *count);
+int vs_signatures_wipe(const char *path);
+
+/* Progress of a long write (vs-progress.c): crypt_wipe()'s callback. */
+struct vs_progress {
+	const char *device;		/* as the JSON names it */
+	int started;
+	struct timeval start, last;
+	uint64_t start_offset;
+};
+int vs_progress(uint64_t size, uint64_t offset, void *usrptr);
 
 /* vs-foreign.c: TCRYPT, BITLK, FVAULT2, loop-AES */
 int vs_foreign_type(const char *type);

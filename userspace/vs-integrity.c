@@ -188,30 +188,39 @@ fail:
  * As cryptsetup's luksFormat: zeros written through a temporary mapping
  * of the volume (dm-integrity without its journal, veil on top, both
  * private to udev), removed after; until then a read of a sector fails
- * its tag. Termination waits for the end (vs_signals_hold()).
+ * its tag. Progress as vs_progress() prints it. A termination signal
+ * stops the wipe (-EINTR), the rest of the volume left unwiped, and
+ * waits for the temporary mapping's removal (vs_signals_hold()).
  *
  * Return: 0 or a negative errno, with a message.
  */
 int vs_integrity_wipe(struct crypt_device *cd)
 {
 	struct vs_map m = { .flags = CRYPT_ACTIVATE_NO_JOURNAL | CRYPT_ACTIVATE_PRIVATE };
+	struct vs_progress progress = { .device = crypt_get_device_name(cd) };
+	char dif[80], backing[4096];
 	struct vs_temp tmp;
-	char dif[80];
 	int r;
 
+	/* The JSON names an image file, not its loop device, as cryptsetup's. */
+	if (!vs_loop_backing_file(progress.device, backing, sizeof(backing)))
+		progress.device = backing;
 	r = vs_dm_temp_begin(&tmp);
 	if (r)
 		return r;
 	snprintf(dif, sizeof(dif), "%s_dif", tmp.name);
 	if (!opt.batch)
-		printf("Wiping device to initialize integrity checksum.\n");
+		printf("Wiping device to initialize integrity checksum.\n"
+		       "You can interrupt this by pressing CTRL+c "
+		       "(rest of not wiped device will contain invalid checksum).\n");
 	m.name = tmp.name;
 	m.uuid = tmp.uuid;
 	r = vs_integrity_open(cd, &m, !opt.disable_keyring);
 	crypt_safe_free(m.key);
 	if (!r) {
-		r = crypt_wipe(cd, tmp.path, CRYPT_WIPE_ZERO, 0, 0, 1024 * 1024, 0, NULL, NULL);
-		if (r < 0)
+		r = crypt_wipe(cd, tmp.path, CRYPT_WIPE_ZERO, 0, 0, 1024 * 1024, 0,
+			       vs_progress, &progress);
+		if (r < 0 && r != -EINTR)
 			fprintf(stderr, "Cannot wipe %s to initialize its integrity tags.\n",
 				crypt_get_device_name(cd));
 		if (vs_dm_remove(tmp.name) || vs_dm_remove(dif))

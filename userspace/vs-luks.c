@@ -304,7 +304,7 @@ int vs_action_luks_format(int argc, char **argv)
 					 .data_alignment = opt.align_payload };
 	struct crypt_device *cd = NULL;
 	char cipher[32], mode[32], *pass = NULL, question[512], integrity[32] = "", *vk = NULL;
-	size_t pass_len = 0, key_bytes, integrity_bytes = 0;
+	size_t pass_len = 0, key_bytes, integrity_bytes = 0, signatures;
 	void *head = NULL;
 	int r;
 
@@ -378,6 +378,12 @@ int vs_action_luks_format(int argc, char **argv)
 			return r;
 		}
 	}
+	/* Named before the question, wiped before the header is written. */
+	r = vs_signatures_report(opt.header ?: argv[0], &signatures);
+	if (r) {
+		crypt_free(cd);
+		return r;
+	}
 	snprintf(question, sizeof(question),
 		 "This will overwrite data on %s irrevocably.", opt.header ?: argv[0]);
 	/* As cryptsetup: a "no" here is exit code 1, not 2. */
@@ -390,6 +396,8 @@ int vs_action_luks_format(int argc, char **argv)
 		r = vs_read_volume_key(opt.volume_key_file, key_bytes, &vk);
 	if (!r)
 		r = set_pbkdf(cd, type);
+	if (!r && signatures)
+		r = vs_signatures_wipe(opt.header ?: argv[0]);
 	if (!r) {
 		/* What the start holds now; NULL if it cannot be read. */
 		if (posix_memalign(&head, VS_HEAD_BYTES, VS_HEAD_BYTES))
@@ -398,6 +406,8 @@ int vs_action_luks_format(int argc, char **argv)
 			free(head);
 			head = NULL;
 		}
+		if (opt.integrity_legacy_padding)
+			crypt_set_compatibility(cd, CRYPT_COMPAT_LEGACY_INTEGRITY_PADDING);
 		r = crypt_format(cd, type, cipher, mode, opt.uuid, vk, key_bytes,
 				 !strcmp(type, CRYPT_LUKS1) ? (void *)&p1 : (void *)&p2);
 		if (r < 0)
@@ -410,6 +420,8 @@ int vs_action_luks_format(int argc, char **argv)
 		if (r < 0 && wipe_header(cd) < 0)
 			fprintf(stderr, "The LUKS header on %s is written, but its first keyslot is not, and it could not be wiped: no passphrase opens it. Run luksFormat again.\n",
 				opt.header ?: argv[0]);
+		else if (r >= 0 && opt.verbose)
+			printf("Key slot %d created.\n", r);
 	}
 	if (r >= 0 && opt.integrity && !opt.integrity_no_wipe && strcmp(integrity, "none"))
 		r = vs_integrity_wipe(cd);

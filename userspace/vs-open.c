@@ -654,10 +654,12 @@ int vs_action_resize(int argc, char **argv)
 		r = -EBUSY;
 		goto out;
 	}
+	/*
+	 * Neither can cryptsetup: 2.6 fails with "Unsupported parameters on
+	 * device <name>.", 2.8 says this (exit code 1 both).
+	 */
 	if (t.dif[0]) {
-		fprintf(stderr, "Device %s has integrity protection: veilsetup cannot "
-			"resize it (dm-integrity's size is set when it is formatted).\n",
-			argv[0]);
+		fprintf(stderr, "Resize of LUKS2 device with integrity protection is not supported.\n");
 		r = -ENOTSUP;
 		goto out;
 	}

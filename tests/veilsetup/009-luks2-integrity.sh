@@ -12,7 +12,11 @@
 # veilsetup luksFormat --integrity (hmac-sha512, hmac-sha256, aes-gcm-random
 # with aead) makes volumes cryptsetup opens, every tag written, and data
 # goes both ways. luksFormat and luksDump take --integrity-no-journal and
-# --veracrypt-query-pim, as cryptsetup 2.6.1's.
+# --veracrypt-query-pim, as cryptsetup 2.6.1's, and
+# --integrity-legacy-padding, whose superblock is cryptsetup's;
+# the wipe's progress (--progress-json, --progress-frequency) and its
+# interruption by SIGINT, as cryptsetup's; the signatures on the device
+# named and wiped, as cryptsetup's.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
@@ -100,6 +104,12 @@ roundtrip() {
 	cryptsetup close vc
 	echo "$PASS" | cryptsetup open --integrity-no-journal "$LOOP" vc
 	layers cryptsetup vc cs-D
+	# cryptsetup 2.6 cannot resize such a volume either (2.8 says so:
+	# "Resize of LUKS2 device with integrity protection is not supported.")
+	rc_cs=0
+	echo "$PASS" | cryptsetup resize vc 2> "$WORK/cs-resize" || rc_cs=$?
+	info "$what: cryptsetup resize: exit code $rc_cs: $(head -c 300 "$WORK/cs-resize")"
+	[ "$rc_cs" != 0 ] || fail "$what: cryptsetup resized an integrity volume (exit code 0)"
 	cryptsetup close vc
 
 	echo "$PASS" | "$VS" open --integrity-no-journal "$LOOP" vt
@@ -109,8 +119,8 @@ roundtrip() {
 	same_layers D "$what --integrity-no-journal"
 	same_data "$WORK/b" /dev/mapper/vt || fail "$what: veilsetup reads other data than cryptsetup wrote"
 	rc=0
-	"$VS" resize vt || rc=$?
-	[ "$rc" = 1 ] || fail "$what: resize returned $rc, not 1"
+	echo "$PASS" | "$VS" resize vt || rc=$?
+	[ "$rc" = "$rc_cs" ] || fail "$what: resize returned $rc, not cryptsetup's $rc_cs"
 	"$VS" close vt
 	stack_gone vt
 
@@ -184,4 +194,104 @@ accepted() {
 }
 mkloop 24M
 accepted --integrity-no-journal --integrity hmac-sha256
+
+# The wipe's progress, as cryptsetup 2.6.1 prints it: --progress-json
+# lines (the same fields, the device named by its image file, the last
+# line the whole size); --progress-frequency's lines without a prompt
+# (-q) as with one; and a SIGINT during the wipe stops it with "Wipe
+# interrupted." and exit code 1, no temporary device left, the header
+# kept. Numbers aside, the two tools' lines are the same.
+# shape FILE: its lines with every number as N
+shape() { sed -e 's/[0-9][0-9.]*/N/g' -e 's/\x1b\[2K\r//g' "$1"; }
+for tool in cryptsetup "$VS"; do
+	t=${tool##*/}
+	echo "$PASS" | "$tool" luksFormat -q --type luks2 $fast --integrity hmac-sha256 \
+		--progress-json "$LOOP" > "$WORK/json-$t" || fail "$t --progress-json: exit $?"
+	tail -1 "$WORK/json-$t" | grep -q "^{\"device\":\"$LOOP_FILE\",\"device_bytes\":\"\([0-9]*\)\",\"device_size\":\"\\1\",\"speed\":\"[0-9]*\",\"eta_ms\":\"0\",\"time_ms\":\"[0-9]*\"}$" ||
+		fail "$t --progress-json: the last line is $(tail -1 "$WORK/json-$t")"
+	printf 'YES\n%s\n' "$PASS" | "$tool" luksFormat --type luks2 $fast --integrity hmac-sha256 \
+		--progress-frequency 1 "$LOOP" > "$WORK/freq-$t" || fail "$t --progress-frequency: exit $?"
+	shape "$WORK/freq-$t" | grep -v '^Progress: ' > "$WORK/freq-shape-$t"
+done
+cat "$WORK/json-cryptsetup" "$WORK/freq-cryptsetup"
+diff <(tail -1 "$WORK/json-cryptsetup" | shape /dev/stdin) <(tail -1 "$WORK/json-veilsetup" | shape /dev/stdin) ||
+	fail "--progress-json: the last lines differ"
+diff -u "$WORK/freq-shape-cryptsetup" "$WORK/freq-shape-veilsetup" ||
+	fail "--progress-frequency: veilsetup's output is not cryptsetup's"
+# The signatures on a device luksFormat writes (a file system, swap):
+# named before the question and wiped, with
+# cryptsetup's lines, so that blkid then finds the LUKS header alone.
+for sig in ext2 swap; do
+	for tool in cryptsetup "$VS"; do
+		t=${tool##*/}
+		wipefs -qa "$LOOP"
+		if [ $sig = ext2 ]; then
+			mkfs.ext2 -q "$LOOP"
+		else
+			mkswap "$LOOP" > /dev/null
+		fi
+		printf 'YES\n%s\n' "$PASS" | "$tool" luksFormat -v --type luks2 $fast "$LOOP" \
+			> "$WORK/sig-$t" || fail "$t luksFormat over $sig: exit $?"
+		blkid -p -o export "$LOOP" > "$WORK/blkid-$t" || true
+		grep -qx TYPE=crypto_LUKS "$WORK/blkid-$t" ||
+			fail "$t luksFormat over $sig: blkid finds $(tr '\n' ' ' < "$WORK/blkid-$t")"
+		wipefs "$LOOP" | grep -v -e crypto_LUKS -e '^DEVICE' &&
+			fail "$t luksFormat over $sig: a signature is left"
+	done
+	cat "$WORK/sig-cryptsetup"
+	diff -u "$WORK/sig-cryptsetup" "$WORK/sig-veilsetup" ||
+		fail "luksFormat over $sig: veilsetup's lines are not cryptsetup's"
+done
+mkloop 256M
+for tool in cryptsetup "$VS"; do
+	t=${tool##*/}
+	rm -f "$WORK/int-$t"
+	echo "$PASS" | "$tool" luksFormat -q --type luks2 $fast --integrity hmac-sha256 \
+		--progress-json "$LOOP" > "$WORK/int-$t" 2> "$WORK/int-err-$t" &
+	pid=$!
+	for i in $(seq 600); do
+		[ -s "$WORK/int-$t" ] && break
+		sleep 0.1
+	done
+	[ -s "$WORK/int-$t" ] || fail "$t: no progress in 60 s"
+	kill -INT $pid
+	rc=0
+	wait $pid || rc=$?
+	info "$t: interrupted at $(tail -1 "$WORK/int-$t"), exit code $rc: $(cat "$WORK/int-err-$t")"
+	[ "$rc" = 1 ] || fail "$t: an interrupted wipe ended with exit code $rc, not 1"
+	grep -qx "Wipe interrupted." "$WORK/int-err-$t" || fail "$t: no 'Wipe interrupted.'"
+	dmsetup ls | grep -q temporary && fail "$t: a temporary device is left"
+	cryptsetup isLuks "$LOOP" || fail "$t: the header is gone after the interrupted wipe"
+done
+
+# --integrity-legacy-padding: luksFormat leaves dm-integrity's superblock
+# without its fixed-padding flag (SB_FLAG_FIXED_PADDING, 8, in the flags
+# at byte 24), as cryptsetup's does; without it, both set the flag.
+# sb_flags DEVICE: that byte, at the LUKS2 data segment's offset
+sb_flags() {
+	local off
+	off=$(cryptsetup luksDump "$1" | awk '/^Data segments:/ { s = 1 } s && /offset:/ { print $2; exit }')
+	dd if="$1" bs=1 skip=$((off + 24)) count=1 status=none | od -An -tu1 | tr -d ' '
+}
+for legacy in "" --integrity-legacy-padding; do
+	for tool in cryptsetup "$VS"; do
+		echo "$PASS" | "$tool" luksFormat -q --type luks2 $fast $legacy \
+			--integrity hmac-sha256 "$LOOP" || fail "${tool##*/} luksFormat $legacy: exit $?"
+		flags=$(sb_flags "$LOOP")
+		info "${tool##*/} luksFormat ${legacy:-(no padding option)}: superblock flags $flags"
+		if [ -n "$legacy" ]; then
+			[ $((flags & 8)) = 0 ] || fail "${tool##*/} $legacy: the fixed padding flag is set ($flags)"
+		else
+			[ $((flags & 8)) = 8 ] || fail "${tool##*/}: no fixed padding flag ($flags)"
+		fi
+		echo "$PASS" | "$VS" open "$LOOP" vt
+		write_direct "$WORK/a" /dev/mapper/vt
+		"$VS" close vt
+		echo "$PASS" | cryptsetup open "$LOOP" vc
+		_devs+=(vc_dif vc)
+		same_data "$WORK/a" /dev/mapper/vc ||
+			fail "${tool##*/} $legacy: cryptsetup reads other data than veilsetup wrote"
+		cryptsetup close vc
+	done
+done
 accepted --veracrypt-query-pim
