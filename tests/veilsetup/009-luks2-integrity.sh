@@ -289,6 +289,7 @@ for tool in cryptsetup "$VS"; do
 	dmsetup ls | grep -q temporary && fail "$t: a temporary device is left"
 	cryptsetup isLuks "$LOOP" || fail "$t: the header is gone after the interrupted wipe"
 done
+mkloop 24M
 
 # --integrity-legacy-padding: luksFormat leaves dm-integrity's superblock
 # without its fixed-padding flag (SB_FLAG_FIXED_PADDING, 8, in the flags
