@@ -70,6 +70,9 @@ struct vs_opts {
 	int shared;			/* plain open: the device may be mapped already */
 	int refresh;			/* open --refresh: the refresh action */
 	int rng_type;			/* luksFormat: CRYPT_RNG_*, or -1: libcryptsetup's */
+	const char *subsystem;		/* luksFormat, config: the LUKS2 subsystem label */
+	int priority;			/* config: CRYPT_SLOT_PRIORITY_* of --priority */
+	int unbound;			/* a keyslot with no data segment */
 };
 
 extern struct vs_opts opt;
@@ -196,6 +199,10 @@ int vs_action_is_luks(int argc, char **argv);
 int vs_action_header_backup(int argc, char **argv);
 int vs_action_header_restore(int argc, char **argv);
 int vs_action_erase(int argc, char **argv);
+int vs_action_convert(int argc, char **argv);
+int vs_action_repair(int argc, char **argv);
+int vs_action_config(int argc, char **argv);
+int vs_action_convert_key(int argc, char **argv);
 
 /* vs-token.c: LUKS2 tokens */
 int vs_token_preferred(void);
