@@ -407,12 +407,12 @@ static void usage_item(const char *item, size_t *col)
 	*col += 1 + len;
 }
 
-/* --usage: every option in one line each can take, as popt's. */
+/* --usage: every option, help's first, as popt's. */
 static void usage_brief(void)
 {
-	char flags[32] = "[-", item[80];
+	char flags[32] = "[-?V", item[80];
 	const struct vs_option *o;
-	size_t col, n = 2;
+	size_t col, n = 4;
 
 	for (o = options; o < options + N_OPTIONS; o++)
 		if (o->val < 128 && !o->has_arg && !strchr(flags, o->val) && n < sizeof(flags) - 2)
@@ -421,7 +421,12 @@ static void usage_brief(void)
 	flags[n] = '\0';
 	col = printf("Usage: veilsetup");
 	usage_item(flags, &col);
+	usage_item("[-?|--help]", &col);
+	usage_item("[--usage]", &col);
+	usage_item("[-V|--version]", &col);
 	for (o = options; o < options + N_OPTIONS; o++) {
+		if (o->val == '?' || o->val == 'V' || o->val == OPT_USAGE)
+			continue;
 		if (o->val < 128)
 			snprintf(item, sizeof(item), "[-%c|--%s%s%s]", o->val, o->name,
 				 o->value ? "=" : "", o->value ?: "");
