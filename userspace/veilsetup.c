@@ -552,6 +552,10 @@ static int check_combinations(const struct action *a)
 		msg = "Option --persistent is not allowed with --test-passphrase.";
 	else if (opt.refresh && opt.test_passphrase)
 		msg = "Options --refresh and --test-passphrase are mutually exclusive.";
+	else if (!strcmp(action, "luksFormat") && opt.offset && opt.align_payload)
+		msg = "Options --align-payload and --offset cannot be combined.";
+	else if (!strcmp(action, "luksFormat") && opt.integrity_no_wipe && !opt.integrity)
+		msg = "Option --integrity-no-wipe can be used only for format action with integrity extension.";
 	else if (!strcmp(action, "config") && vs_option_given("priority") &&
 		 opt.key_slot == CRYPT_ANY_SLOT)
 		msg = "Keyslot specification is required.";

@@ -314,10 +314,6 @@ int vs_action_luks_format(int argc, char **argv)
 	void *head = NULL;
 	int r;
 
-	if (opt.offset && opt.align_payload) {
-		fprintf(stderr, "veilsetup: Options --align-payload and --offset cannot be combined.\n");
-		return -EINVAL;
-	}
 	r = luks_type(&type) ?: split_cipher(spec, cipher, mode);
 	if (r)
 		return r;
@@ -339,11 +335,6 @@ int vs_action_luks_format(int argc, char **argv)
 	r = keyslot_encryption(type);
 	if (r)
 		return r;
-	if (opt.integrity_no_wipe && !opt.integrity) {
-		fprintf(stderr, "veilsetup: Option --integrity-no-wipe can be used only for "
-			"format action with integrity extension.\n");
-		return -EINVAL;
-	}
 	if (opt.integrity) {
 		if (strcmp(type, CRYPT_LUKS2)) {
 			fprintf(stderr, "Integrity option can be used only for LUKS2 format.\n");
