@@ -2,15 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # veilsetup's header maintenance as cryptsetup 2.6.1's: convert, repair,
 # config (luksConfig), luksConvertKey, luksFormat --subsystem, unbound
-# keyslots and tokens (luksAddKey, luksDump, open --test-passphrase,
-# token add --unbound), --test-args, --disable-locks, --debug-json and
-# --usage. The same command lines run through cryptsetup (on device C)
-# and veilsetup (on device V) and must end with the same exit code; the
-# headers they leave must say the same (luksDump, random values left
-# out); the common refusals (no LUKS header, wrong passphrase, keyslot
-# not given or not active, a header the other format cannot hold) must
-# say the same words. A volume each tool converted opens with the other
-# one and reads the data the other wrote.
+# keyslots and tokens (luksAddKey, luksDump, luksChangeKey, open
+# --test-passphrase, token add --unbound), --test-args, --disable-locks,
+# --debug-json and --usage. The same command lines run through
+# cryptsetup (on device C) and veilsetup (on device V) and must end with
+# the same exit code; the headers they leave must say the same (luksDump,
+# random values left out); the common refusals (no LUKS header, wrong
+# passphrase, keyslot not given or not active, a header the other format
+# cannot hold) must say the same words. A volume each tool converted
+# opens with the other one and reads the data the other wrote; an
+# unbound keyslot is never mapped.
 . "$(dirname "$0")/../lib.sh"
 requires root
 requires cmd cryptsetup
@@ -153,6 +154,11 @@ want=1 both "third" open --unbound @DEV@ hm-x; same_out open --unbound without -
 want=1 both "third" open --test-passphrase --unbound --type plain @DEV@; same_out open --unbound of plain
 want=1 both "third" open -S 4 @DEV@ hm-x; same_out open of an unbound keyslot
 [ -e /dev/mapper/hm-x ] && fail "an unbound keyslot was mapped"
+printf 'third' > "$WORK/k3"
+printf 'fourth' > "$WORK/k4"
+want=0 both "" luksChangeKey -S 4 -d "$WORK/k3" $fast @DEV@ "$WORK/k4"
+same_header luksChangeKey of an unbound keyslot; has_header "4: luks2 (unbound)"
+want=0 both "fourth" open --test-passphrase --unbound -S 4 @DEV@
 want=0 both "" token add --unbound --key-description hm-desc @DEV@
 same_header token add --unbound; has_header "hm-desc"
 want=1 both "" token remove --unbound --token-id 0 @DEV@; same_out token remove --unbound
