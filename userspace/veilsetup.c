@@ -46,6 +46,9 @@ static const struct action actions[] = {
 	  "removes supplied key or key file from LUKS device", NULL, NULL },
 	{ "luksChangeKey", vs_action_change_key, 1, 2, "<device> [<key file>]",
 	  "changes supplied key or key file of LUKS device", NULL, NULL },
+	/* As cryptsetup 2.6.1: <key file> is taken and not read; -d is. */
+	{ "luksConvertKey", vs_action_convert_key, 1, 2, "<device> [<key file>]",
+	  "converts a key to new pbkdf parameters", NULL, NULL },
 	{ "luksKillSlot", vs_action_kill_slot, 2, 2, "<device> <key slot>",
 	  "wipes key with number <key slot> from LUKS device", NULL, NULL },
 	{ "luksUUID", vs_action_uuid, 1, 1, "<device>", "print UUID of LUKS device", NULL, NULL },
@@ -61,8 +64,14 @@ static const struct action actions[] = {
 	  "Backup LUKS device header and keyslots", NULL, NULL },
 	{ "luksHeaderRestore", vs_action_header_restore, 1, 1, "<device>",
 	  "Restore LUKS device header and keyslots", NULL, NULL },
+	{ "repair", vs_action_repair, 1, 1, "<device>", "try to repair on-disk metadata",
+	  NULL, NULL },
 	{ "erase", vs_action_erase, 1, 1, "<device>",
 	  "erase all keyslots (remove encryption key)", NULL, NULL },
+	{ "convert", vs_action_convert, 1, 1, "<device>", "convert LUKS from/to LUKS2 format",
+	  NULL, NULL },
+	{ "config", vs_action_config, 1, 1, "<device>",
+	  "set permanent configuration options for LUKS2", NULL, NULL },
 	{ "token", vs_action_token, 2, 2, "<add|remove|import|export|unassign> <device>",
 	  "Manipulate LUKS2 tokens", NULL, NULL },
 	{ "benchmark", vs_action_benchmark, 0, 0, "[--cipher <cipher>]", "benchmark cipher",
@@ -97,6 +106,8 @@ static const struct action actions[] = {
 	{ "bitlkClose", vs_action_close, 1, 1, "<name>", "close device", "close", NULL },
 	{ "fvault2Close", vs_action_close, 1, 1, "<name>", "close device", "close", NULL },
 	{ "luksErase", vs_action_erase, 1, 1, "<device>", "erase all keyslots", "erase", NULL },
+	{ "luksConfig", vs_action_config, 1, 1, "<device>",
+	  "set permanent configuration options for LUKS2", "config", "luks2" },
 	{ NULL, NULL, 0, 0, NULL, NULL, NULL, NULL },
 };
 
@@ -115,7 +126,8 @@ enum {
 	OPT_KEYSLOT_KEY_SIZE, OPT_DEVICE_SIZE, OPT_NEW_KEYFILE, OPT_NEW_KEY_SLOT,
 	OPT_NEW_TOKEN_ID, OPT_DEFERRED, OPT_CANCEL_DEFERRED, OPT_DUMP_VOLUME_KEY,
 	OPT_DUMP_JSON, OPT_VOLUME_KEY_FILE, OPT_SHARED, OPT_REFRESH, OPT_USE_RANDOM,
-	OPT_FORCE_PASSWORD,
+	OPT_FORCE_PASSWORD, OPT_SUBSYSTEM, OPT_PRIORITY, OPT_UNBOUND, OPT_DISABLE_LOCKS,
+	OPT_DEBUG_JSON, OPT_TEST_ARGS, OPT_USAGE,
 };
 
 /*
@@ -158,7 +170,8 @@ static const struct vs_option {
 	{ "new-token-id", required_argument, OPT_NEW_TOKEN_ID, "NUM",
 	  "luksAddKey: the new passphrase from this LUKS2 token", "luksAddKey", NULL },
 	{ "key-slot", required_argument, 'S', "NUM", "the keyslot to use",
-	  "open luksFormat luksAddKey luksChangeKey luksDump luksResume token", NULL },
+	  "open config luksFormat luksAddKey luksChangeKey luksConvertKey luksDump luksResume token",
+	  NULL },
 	{ "verify-passphrase", no_argument, 'y', NULL, "ask for the passphrase twice", NULL, NULL },
 	{ "offset", required_argument, 'o', "SECTORS", "where the data starts on the device",
 	  "open luksFormat", NULL },
@@ -229,19 +242,27 @@ static const struct vs_option {
 	{ "tries", required_argument, 'T', "NUM", "passphrase attempts", NULL, NULL },
 	{ "timeout", required_argument, 't', "SECONDS", "passphrase prompt timeout", NULL, NULL },
 	{ "pbkdf", required_argument, OPT_PBKDF, "STRING", "argon2id, argon2i or pbkdf2",
-	  "luksFormat luksAddKey luksChangeKey benchmark", NULL },
+	  "luksFormat luksAddKey luksChangeKey luksConvertKey benchmark", NULL },
 	{ "pbkdf-memory", required_argument, OPT_PBKDF_MEMORY, "KIB", "argon2's memory cost",
 	  NULL, NULL },
 	{ "pbkdf-parallel", required_argument, OPT_PBKDF_PARALLEL, "NUM", "argon2's threads",
 	  NULL, NULL },
 	{ "pbkdf-force-iterations", required_argument, OPT_PBKDF_ITERATIONS, "NUM",
-	  "PBKDF iterations, no benchmark", "luksFormat luksAddKey luksChangeKey", NULL },
+	  "PBKDF iterations, no benchmark", "luksFormat luksAddKey luksChangeKey luksConvertKey",
+	  NULL },
 	{ "iter-time", required_argument, 'i', "MS", "PBKDF time",
-	  "luksFormat luksAddKey luksChangeKey benchmark", NULL },
+	  "luksFormat luksAddKey luksChangeKey luksConvertKey benchmark", NULL },
 	{ "uuid", required_argument, OPT_UUID, "UUID", "the LUKS header's UUID",
 	  "luksFormat luksUUID", NULL },
 	{ "label", required_argument, OPT_LABEL, "STRING", "the LUKS2 header's label",
-	  "luksFormat", NULL },
+	  "config luksFormat", NULL },
+	{ "subsystem", required_argument, OPT_SUBSYSTEM, "STRING",
+	  "the LUKS2 header's subsystem label", "config luksFormat", NULL },
+	{ "priority", required_argument, OPT_PRIORITY, "STRING",
+	  "config: the keyslot's priority: ignore, normal, prefer", "config", NULL },
+	{ "unbound", no_argument, OPT_UNBOUND, NULL,
+	  "a LUKS2 keyslot of no data segment, or a token of no keyslot",
+	  "luksAddKey luksDump open token", NULL },
 	{ "align-payload", required_argument, OPT_ALIGN_PAYLOAD, "SECTORS",
 	  "align the data to this many sectors", "luksFormat", NULL },
 	{ "luks2-metadata-size", required_argument, OPT_LUKS2_METADATA_SIZE, "BYTES",
@@ -249,9 +270,11 @@ static const struct vs_option {
 	{ "luks2-keyslots-size", required_argument, OPT_LUKS2_KEYSLOTS_SIZE, "BYTES",
 	  "the LUKS2 keyslots area", "luksFormat", NULL },
 	{ "keyslot-cipher", required_argument, OPT_KEYSLOT_CIPHER, "STRING",
-	  "the cipher of the new LUKS2 keyslot", "luksFormat luksAddKey luksChangeKey", NULL },
+	  "the cipher of the new LUKS2 keyslot",
+	  "luksFormat luksAddKey luksChangeKey luksConvertKey", NULL },
 	{ "keyslot-key-size", required_argument, OPT_KEYSLOT_KEY_SIZE, "BITS",
-	  "the key size of --keyslot-cipher", "luksFormat luksAddKey luksChangeKey", NULL },
+	  "the key size of --keyslot-cipher", "luksFormat luksAddKey luksChangeKey luksConvertKey",
+	  NULL },
 	{ "volume-key-file", required_argument, OPT_VOLUME_KEY_FILE, "FILE",
 	  "the raw volume key: read by open, luksFormat, luksAddKey; written by luksDump",
 	  NULL, NULL },
@@ -288,9 +311,16 @@ static const struct vs_option {
 	{ "batch-mode", no_argument, 'q', NULL, "no questions", NULL, NULL },
 	{ "verbose", no_argument, 'v', NULL, "say how the command ended", NULL, NULL },
 	{ "debug", no_argument, OPT_DEBUG, NULL, "libcryptsetup's debug messages", NULL, NULL },
+	{ "debug-json", no_argument, OPT_DEBUG_JSON, NULL, "--debug with the JSON metadata",
+	  NULL, NULL },
+	{ "disable-locks", no_argument, OPT_DISABLE_LOCKS, NULL,
+	  "no locking of the on-disk metadata", NULL, NULL },
+	{ "test-args", no_argument, OPT_TEST_ARGS, NULL,
+	  "check the command line, run no action", NULL, NULL },
 	{ "version", no_argument, 'V', NULL, "print the version", NULL, NULL },
 	{ "json", no_argument, OPT_JSON, NULL, "JSON output", "status benchmark", NULL },
 	{ "help", no_argument, '?', NULL, "this text", NULL, NULL },
+	{ "usage", no_argument, OPT_USAGE, NULL, "a brief usage", NULL, NULL },
 	/* veil's own engine options (docs/table-line.md): a mapping's */
 	{ "fanout-chunk", required_argument, OPT_VALUE_FEATURE, "BYTES",
 	  "veil: the chunk spread over CPUs", "open", VEIL_OPTV_FANOUT_CHUNK },
@@ -370,6 +400,51 @@ static void usage(FILE *f)
 			"LUKS2 external token plugin path: %s.\n", plugins);
 	else
 		fprintf(f, "\nLUKS2 external token plugin support is disabled.\n");
+}
+
+/* One "[...]" of usage_brief(), wrapped as popt wraps at 79 columns. */
+static void usage_item(const char *item, size_t *col)
+{
+	size_t len = strlen(item);
+
+	if (*col + 1 + len > 79) {
+		printf("\n       ");
+		*col = 7;
+	}
+	printf(" %s", item);
+	*col += 1 + len;
+}
+
+/* --usage: every option, help's first, as popt's. */
+static void usage_brief(void)
+{
+	char flags[32] = "[-?V", item[80];
+	const struct vs_option *o;
+	size_t col, n = 4;
+
+	for (o = options; o < options + N_OPTIONS; o++)
+		if (o->val < 128 && !o->has_arg && !strchr(flags, o->val) && n < sizeof(flags) - 2)
+			flags[n++] = o->val;
+	flags[n++] = ']';
+	flags[n] = '\0';
+	col = printf("Usage: veilsetup");
+	usage_item(flags, &col);
+	usage_item("[-?|--help]", &col);
+	usage_item("[--usage]", &col);
+	usage_item("[-V|--version]", &col);
+	for (o = options; o < options + N_OPTIONS; o++) {
+		if (o->val == '?' || o->val == 'V' || o->val == OPT_USAGE)
+			continue;
+		if (o->val < 128)
+			snprintf(item, sizeof(item), "[-%c|--%s%s%s]", o->val, o->name,
+				 o->value ? "=" : "", o->value ?: "");
+		else
+			snprintf(item, sizeof(item), "[--%s%s%s]", o->name,
+				 o->value ? "=" : "", o->value ?: "");
+		usage_item(item, &col);
+	}
+	usage_item("[OPTION...] <action> <action-specific>", &col);
+	printf("\n");
 }
 
 /* What each exit code means, in cryptsetup's words. */
@@ -485,6 +560,17 @@ static int check_combinations(const struct action *a)
 		msg = "Option --persistent is not allowed with --test-passphrase.";
 	else if (opt.refresh && opt.test_passphrase)
 		msg = "Options --refresh and --test-passphrase are mutually exclusive.";
+	else if (!strcmp(action, "luksFormat") && opt.offset && opt.align_payload)
+		msg = "Options --align-payload and --offset cannot be combined.";
+	else if (!strcmp(action, "luksFormat") && opt.integrity_no_wipe && !opt.integrity)
+		msg = "Option --integrity-no-wipe can be used only for format action with integrity extension.";
+	else if (!strcmp(action, "config") && vs_option_given("priority") &&
+		 opt.key_slot == CRYPT_ANY_SLOT)
+		msg = "Keyslot specification is required.";
+	else if (!strcmp(action, "luksAddKey") && opt.unbound && !opt.key_bits)
+		msg = "Key size is required with --unbound option.";
+	else if (!strcmp(action, "luksDump") && opt.unbound && opt.key_slot == CRYPT_ANY_SLOT)
+		msg = "Keyslot specification is required.";
 	if (!msg)
 		return 0;
 	fprintf(stderr, "veilsetup: %s\n", msg);
@@ -623,6 +709,25 @@ static int parse_option(int c, int idx)
 		break;
 	case OPT_UUID: opt.uuid = optarg; break;
 	case OPT_LABEL: opt.label = optarg; break;
+	case OPT_SUBSYSTEM: opt.subsystem = optarg; break;
+	case OPT_PRIORITY:
+		/* As cryptsetup: while parsing, before the action is known. */
+		if (!strcmp(optarg, "ignore"))
+			opt.priority = CRYPT_SLOT_PRIORITY_IGNORE;
+		else if (!strcmp(optarg, "normal"))
+			opt.priority = CRYPT_SLOT_PRIORITY_NORMAL;
+		else if (!strcmp(optarg, "prefer"))
+			opt.priority = CRYPT_SLOT_PRIORITY_PREFER;
+		else {
+			fprintf(stderr, "veilsetup: Option --priority can be only ignore/normal/prefer.\n");
+			r = -EINVAL;
+		}
+		break;
+	case OPT_UNBOUND: opt.unbound = 1; break;
+	/* main() acts on these once the command line is checked */
+	case OPT_DISABLE_LOCKS:
+	case OPT_TEST_ARGS:
+		break;
 	case OPT_ALIGN_PAYLOAD:
 		r = num("align payload", UINT32_MAX, &v);
 		opt.align_payload = v;
@@ -634,9 +739,10 @@ static int parse_option(int c, int idx)
 	case OPT_PERF: opt.perf_flags |= vs_flag_of_word(options[idx].word); break;
 	case 'q': opt.batch = 1; break;
 	case 'v': opt.verbose = 1; break;
+	/* the level is set in main(): --debug-json wins, in any order */
 	case OPT_DEBUG:
+	case OPT_DEBUG_JSON:
 		opt.debug = opt.verbose = 1;
-		crypt_set_debug_level(CRYPT_DEBUG_ALL);
 		break;
 	case OPT_JSON: opt.json = 1; break;
 	case OPT_LUKS2_METADATA_SIZE:
@@ -753,6 +859,10 @@ int main(int argc, char **argv)
 			printf("veilsetup " VS_VERSION "\n");
 			return VS_EXIT_OK;
 		}
+		if (c == OPT_USAGE) {
+			usage_brief();
+			return VS_EXIT_OK;
+		}
 		if (idx >= 0 && !typed_in_full(argv, idx))
 			return VS_EXIT_PARAMS;
 		/* A short option: the first of options[] with its letter. */
@@ -790,6 +900,17 @@ int main(int argc, char **argv)
 	nargs = argc - optind - 1;
 	if (nargs < a->min_args || nargs > a->max_args) {
 		fprintf(stderr, "%s: requires %s as arguments.\n", a->name, a->arg_help);
+		return VS_EXIT_PARAMS;
+	}
+	if (vs_option_given("test-args")) {
+		printf("No action taken. Invoked with --test-args option.\n");
+		return VS_EXIT_OK;
+	}
+	if (opt.debug)
+		crypt_set_debug_level(vs_option_given("debug-json") ? CRYPT_DEBUG_JSON :
+				      CRYPT_DEBUG_ALL);
+	if (vs_option_given("disable-locks") && crypt_metadata_locking(NULL, 0)) {
+		printf("Cannot disable metadata locking.");
 		return VS_EXIT_PARAMS;
 	}
 	/* As cryptsetup: a mapping may be named by its /dev/mapper path. */

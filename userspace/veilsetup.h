@@ -73,6 +73,9 @@ struct vs_opts {
 	int rng_type;			/* luksFormat: CRYPT_RNG_*, or -1: libcryptsetup's */
 	uint32_t progress_frequency;	/* seconds between progress lines; 0: redrawn */
 	int progress_json;
+	const char *subsystem;		/* luksFormat, config: the LUKS2 subsystem label */
+	int priority;			/* config: CRYPT_SLOT_PRIORITY_* of --priority */
+	int unbound;			/* a keyslot with no data segment */
 };
 
 extern struct vs_opts opt;
@@ -199,6 +202,10 @@ int vs_action_is_luks(int argc, char **argv);
 int vs_action_header_backup(int argc, char **argv);
 int vs_action_header_restore(int argc, char **argv);
 int vs_action_erase(int argc, char **argv);
+int vs_action_convert(int argc, char **argv);
+int vs_action_repair(int argc, char **argv);
+int vs_action_config(int argc, char **argv);
+int vs_action_convert_key(int argc, char **argv);
 
 /* vs-token.c: LUKS2 tokens */
 int vs_token_preferred(void);

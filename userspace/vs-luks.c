@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * veilsetup LUKS actions that touch only the header: format, keyslots,
- * dump, uuid, header backup and restore, erase. Every one is a
+ * dump, uuid, header backup and restore, erase, convert, repair, config.
+ * Every one is a
  * libcryptsetup call with cryptsetup's prompts, messages and defaults;
  * none of them needs the veil target.
  */
@@ -119,10 +120,14 @@ static int new_passphrase(struct crypt_device *cd, const char *prompt, const cha
 				  VS_PASS_VERIFY, pass, len);
 }
 
-/* The slot @pass opens (@slot or any), or -EPERM after a message. */
-static int slot_of(struct crypt_device *cd, int slot, const char *pass, size_t len)
+/*
+ * The slot @pass opens (@slot or any; @flags: CRYPT_ACTIVATE_ALLOW_UNBOUND_KEY
+ * for unbound ones too), or -EPERM after a message.
+ */
+static int slot_of(struct crypt_device *cd, int slot, const char *pass, size_t len,
+		   uint32_t flags)
 {
-	slot = crypt_activate_by_passphrase(cd, NULL, slot, pass, len, 0);
+	slot = crypt_activate_by_passphrase(cd, NULL, slot, pass, len, flags);
 
 	if (slot < 0) {
 		fprintf(stderr, "No key available with this passphrase.\n");
@@ -299,6 +304,7 @@ int vs_action_luks_format(int argc, char **argv)
 	const char *spec = opt.cipher ?: "aes-xts-plain64", *type;
 	struct crypt_params_luks2 p2 = { .sector_size = opt.sector_size,
 					 .label = opt.label,
+					 .subsystem = opt.subsystem,
 					 .data_alignment = opt.align_payload };
 	struct crypt_params_luks1 p1 = { .hash = opt.hash ?: "sha256",
 					 .data_alignment = opt.align_payload };
@@ -308,10 +314,6 @@ int vs_action_luks_format(int argc, char **argv)
 	void *head = NULL;
 	int r;
 
-	if (opt.offset && opt.align_payload) {
-		fprintf(stderr, "veilsetup: Options --align-payload and --offset cannot be combined.\n");
-		return -EINVAL;
-	}
 	r = luks_type(&type) ?: split_cipher(spec, cipher, mode);
 	if (r)
 		return r;
@@ -333,11 +335,6 @@ int vs_action_luks_format(int argc, char **argv)
 	r = keyslot_encryption(type);
 	if (r)
 		return r;
-	if (opt.integrity_no_wipe && !opt.integrity) {
-		fprintf(stderr, "veilsetup: Option --integrity-no-wipe can be used only for "
-			"format action with integrity extension.\n");
-		return -EINVAL;
-	}
 	if (opt.integrity) {
 		if (strcmp(type, CRYPT_LUKS2)) {
 			fprintf(stderr, "Integrity option can be used only for LUKS2 format.\n");
@@ -433,6 +430,62 @@ int vs_action_luks_format(int argc, char **argv)
 }
 
 /*
+ * @device's LUKS2 header (--header if given), as cryptsetup's actions that
+ * take LUKS2 only. Return: 0, or a negative errno after its message.
+ */
+static int load_luks2(const char *device, struct crypt_device **cd)
+{
+	int r = vs_crypt_init(opt.header, device, cd);
+
+	if (r)
+		return r;
+	r = crypt_load(*cd, CRYPT_LUKS2, NULL);
+	if (r < 0) {
+		fprintf(stderr, "Device %s is not a valid LUKS2 device.\n", opt.header ?: device);
+		crypt_free(*cd);
+		*cd = NULL;
+	}
+	return r;
+}
+
+/*
+ * luksAddKey --unbound, as cryptsetup 2.6.1's luksAddUnboundKey(): a
+ * LUKS2 keyslot of --key-size bits that no data segment uses, holding the
+ * key of --volume-key-file or a random one, under the passphrase of the
+ * positional key file or asked. -S is that keyslot; no other is opened.
+ */
+static int add_unbound_key(int argc, char **argv)
+{
+	size_t key_size = opt.key_bits / 8, len = 0;
+	struct crypt_device *cd = NULL;
+	char *key = NULL, *pass = NULL;
+	int r;
+
+	r = load_luks2(argv[0], &cd);
+	if (r)
+		return r;
+	r = set_keyslot_encryption(cd);
+	if (!r && set_pbkdf(cd, crypt_get_type(cd))) {
+		fprintf(stderr, "Failed to set pbkdf parameters.\n");
+		r = -EINVAL;
+	}
+	if (!r && opt.volume_key_file)
+		r = vs_read_volume_key(opt.volume_key_file, key_size, &key);
+	if (!r)
+		r = new_passphrase(cd, "Enter new passphrase for key slot: ",
+				   argc > 1 ? argv[1] : NULL, &pass, &len);
+	if (!r)
+		r = crypt_keyslot_add_by_key(cd, opt.key_slot, key, key_size, pass, len,
+					     CRYPT_VOLUME_KEY_NO_SEGMENT);
+	if (r >= 0 && opt.verbose)
+		printf("Key slot %d created.\n", r);
+	crypt_safe_free(pass);
+	crypt_safe_free(key);
+	crypt_free(cd);
+	return r < 0 ? r : 0;
+}
+
+/*
  * luksAddKey's context for the existing keyslot, as cryptsetup 2.6: the
  * volume key (--volume-key-file), a LUKS2 token when --token-* ask for
  * one (unless -d FILE), else the passphrase (-d or asked), checked before
@@ -463,7 +516,7 @@ static int add_key_old(struct crypt_device *cd, char **vk, char **pass,
 							   NULL, 0, NULL, kc);
 	r = existing_passphrase(cd, "Enter any existing passphrase: ", pass, &len);
 	if (!r)
-		r = slot_of(cd, CRYPT_ANY_SLOT, *pass, len);
+		r = slot_of(cd, CRYPT_ANY_SLOT, *pass, len, 0);
 	if (r < 0)
 		return r;
 	if (opt.verbose)
@@ -501,6 +554,8 @@ int vs_action_add_key(int argc, char **argv)
 	char *vk = NULL, *old = NULL, *new = NULL;
 	struct crypt_device *cd = NULL;
 
+	if (opt.unbound)
+		return add_unbound_key(argc, argv);
 	/* As cryptsetup 2.6: -S is the new slot unless --new-key-slot is given. */
 	if (!vs_option_given("new-key-slot") && vs_option_given("key-slot")) {
 		if (!opt.batch)
@@ -558,7 +613,7 @@ int vs_action_remove_key(int argc, char **argv)
 			       key_file_arg(argc, argv), opt.keyfile_offset,
 			       opt.keyfile_size, 0, &pass, &len);
 	if (!r)
-		r = slot_of(cd, CRYPT_ANY_SLOT, pass, len);
+		r = slot_of(cd, CRYPT_ANY_SLOT, pass, len, 0);
 	if (r >= 0) {
 		if (opt.verbose)
 			printf("Key slot %d selected for deletion.\n", r);
@@ -585,7 +640,8 @@ int vs_action_change_key(int argc, char **argv)
 	r = existing_passphrase(cd, "Enter passphrase to be changed: ", &old, &old_len);
 	if (r)
 		goto out;
-	r = slot_of(cd, opt.key_slot, old, old_len);
+	/* As cryptsetup: an unbound keyslot's passphrase may be changed too. */
+	r = slot_of(cd, opt.key_slot, old, old_len, CRYPT_ACTIVATE_ALLOW_UNBOUND_KEY);
 	if (r < 0)
 		goto out;
 	r = new_passphrase(cd, "Enter new passphrase: ", argc > 1 ? argv[1] : NULL,
@@ -716,6 +772,64 @@ out:
 	return r < 0 ? r : 0;
 }
 
+/*
+ * luksDump --unbound -S N, as cryptsetup 2.6.1: the unbound key of keyslot
+ * N, after a YES and its passphrase, in hex or into --volume-key-file.
+ */
+static int dump_unbound_key(struct crypt_device *cd)
+{
+	size_t key_size, len = 0;
+	char *key = NULL, *pass = NULL, prompt[256];
+	int r;
+
+	if (crypt_keyslot_status(cd, opt.key_slot) != CRYPT_SLOT_UNBOUND) {
+		fprintf(stderr, "Keyslot %d does not contain unbound key.\n", opt.key_slot);
+		return -EINVAL;
+	}
+	if (vs_confirm("The header dump with unbound key is sensitive information.\n"
+		       "This dump should be stored encrypted in a safe place.", NULL))
+		return -EPERM;
+	r = crypt_keyslot_get_key_size(cd, opt.key_slot);
+	if (r < 0)
+		return -EINVAL;
+	key_size = r;
+	key = crypt_safe_alloc(key_size);
+	if (!key)
+		return -ENOMEM;
+	snprintf(prompt, sizeof(prompt), "Enter passphrase for %s: ", crypt_get_device_name(cd));
+	r = existing_passphrase(cd, prompt, &pass, &len);
+	if (r)
+		goto out;
+	r = crypt_volume_key_get(cd, opt.key_slot, key, &key_size, pass, len);
+	if (r == -EPERM)
+		fprintf(stderr, "No key available with this passphrase.\n");
+	else if (r == -ENOENT)
+		fprintf(stderr, "No usable keyslot is available.\n");
+	if (r < 0)
+		goto out;
+	if (opt.verbose)
+		printf("Key slot %d unlocked.\n", r);
+	if (opt.volume_key_file) {
+		r = vs_write_volume_key(opt.volume_key_file, key, key_size);
+		if (r < 0)
+			goto out;
+	}
+	printf("LUKS header information for %s\n", crypt_get_device_name(cd));
+	printf("UUID:    \t%s\n", crypt_get_uuid(cd));
+	printf("Keyslot: \t%d\n", opt.key_slot);
+	printf("Key bits:\t%d\n", (int)key_size * 8);
+	if (opt.volume_key_file) {
+		printf("Key stored to file %s.\n", opt.volume_key_file);
+		goto out;
+	}
+	printf("Unbound Key:\t");
+	r = vs_print_key_hex(key, key_size, 16);
+out:
+	crypt_safe_free(pass);
+	crypt_safe_free(key);
+	return r < 0 ? r : 0;
+}
+
 int vs_action_dump(int argc, char **argv)
 {
 	struct crypt_device *cd = NULL;
@@ -727,6 +841,8 @@ int vs_action_dump(int argc, char **argv)
 		return r;
 	if (opt.dump_volume_key)
 		r = dump_volume_key(cd);
+	else if (opt.unbound)
+		r = dump_unbound_key(cd);
 	else if (opt.dump_json)
 		r = crypt_dump_json(cd, NULL, 0);
 	else
@@ -850,4 +966,159 @@ int vs_action_erase(int argc, char **argv)
 	}
 	crypt_free(cd);
 	return r;
+}
+
+/*
+ * convert --type luks1|luks2, as cryptsetup 2.6.1: a question (unless -q),
+ * then libcryptsetup's crypt_convert(), which refuses what the other
+ * format cannot hold with its own message.
+ */
+int vs_action_convert(int argc, char **argv)
+{
+	const char *to, *from, *device = opt.header ?: argv[0];
+	struct crypt_device *cd = NULL;
+	char question[512];
+	int r;
+
+	(void)argc;
+	if (opt.type && !strcmp(opt.type, "luks2")) {
+		to = CRYPT_LUKS2;
+	} else if (opt.type && !strcmp(opt.type, "luks1")) {
+		to = CRYPT_LUKS1;
+	} else {
+		fprintf(stderr, "Invalid LUKS type, only luks1 and luks2 are supported.\n");
+		return -EINVAL;
+	}
+	r = vs_crypt_init(opt.header, argv[0], &cd);
+	if (r)
+		return r;
+	r = crypt_load(cd, CRYPT_LUKS, NULL);
+	from = r ? NULL : crypt_get_type(cd);
+	if (!from) {
+		fprintf(stderr, "Device %s is not a valid LUKS device.\n", device);
+	} else if (!strcmp(from, to)) {
+		fprintf(stderr, "Device is already %s type.\n", to);
+		r = -EINVAL;
+	} else {
+		snprintf(question, sizeof(question),
+			 "This operation will convert %s to %s format.\n", device, to);
+		r = vs_confirm(question, "Operation aborted, device was NOT converted.\n") ?:
+		    crypt_convert(cd, to, NULL);
+	}
+	crypt_free(cd);
+	return r;
+}
+
+/* cryptsetup's quiet_log(): libcryptsetup's messages with -v only. */
+static void quiet_log(int level, const char *msg, void *usrptr)
+{
+	if (opt.verbose || (level != CRYPT_LOG_ERROR && level != CRYPT_LOG_NORMAL))
+		vs_log(level, msg, usrptr);
+}
+
+/*
+ * repair, as cryptsetup 2.6.1: a LUKS2 header that loads is repaired by
+ * that load (libcryptsetup's autorepair); any other header is handed to
+ * crypt_repair() after a question (unless -q). A LUKS2 re-encryption left
+ * in the header is not recovered: that is cryptsetup's reencrypt.
+ */
+int vs_action_repair(int argc, char **argv)
+{
+	struct crypt_device *cd = NULL;
+	const char *type;
+	int r;
+
+	(void)argc;
+	r = luks_type(&type) ?: vs_crypt_init(opt.header, argv[0], &cd);
+	if (r)
+		return r;
+	crypt_set_log_callback(cd, quiet_log, NULL);
+	r = crypt_load(cd, type, NULL);
+	crypt_set_log_callback(cd, vs_log, NULL);
+	if (!r && !strcmp(crypt_get_type(cd), CRYPT_LUKS2)) {
+		if (opt.verbose)
+			printf("No known problems detected for LUKS header.\n");
+	} else {
+		r = vs_confirm("Really try to repair LUKS device header?", "Operation aborted.\n") ?
+		    -EINVAL : crypt_repair(cd, type, NULL);
+	}
+	if (!r && !strcmp(crypt_get_type(cd) ?: "", CRYPT_LUKS2) &&
+	    crypt_reencrypt_status(cd, NULL) != CRYPT_REENCRYPT_NONE) {
+		fprintf(stderr, "The LUKS2 header holds a re-encryption: recover it with cryptsetup repair, veil does not re-encrypt.\n");
+		r = -EINVAL;
+	}
+	crypt_free(cd);
+	return r;
+}
+
+/*
+ * config (luksConfig), as cryptsetup 2.6.1: --priority of keyslot -S,
+ * then --label and --subsystem (both set together: one not given is
+ * cleared, as libcryptsetup's crypt_set_label()).
+ */
+int vs_action_config(int argc, char **argv)
+{
+	struct crypt_device *cd = NULL;
+	int r;
+
+	(void)argc;
+	if (!vs_option_given("priority") && !opt.label && !opt.subsystem) {
+		fprintf(stderr, "Option --priority, --label or --subsystem is missing.\n");
+		return -EINVAL;
+	}
+	r = load_luks2(argv[0], &cd);
+	if (r)
+		return r;
+	if (vs_option_given("priority"))
+		r = crypt_keyslot_status(cd, opt.key_slot) == CRYPT_SLOT_INVALID ? -EINVAL :
+		    crypt_keyslot_set_priority(cd, opt.key_slot, opt.priority);
+	if (!r && (opt.label || opt.subsystem))
+		r = crypt_set_label(cd, opt.label, opt.subsystem);
+	crypt_free(cd);
+	return r;
+}
+
+/*
+ * luksConvertKey, as cryptsetup 2.6.1: the keyslot the passphrase (-d, or
+ * asked) opens, -S or any, is written again with the PBKDF and keyslot
+ * cipher options given, or libcryptsetup's defaults.
+ */
+int vs_action_convert_key(int argc, char **argv)
+{
+	struct crypt_device *cd = NULL;
+	char *pass = NULL;
+	size_t len = 0;
+	int r;
+
+	(void)argc;
+	r = load_luks2(argv[0], &cd);
+	if (r)
+		return r;
+	r = set_keyslot_encryption(cd);
+	if (r < 0)
+		goto out;
+	if (crypt_keyslot_status(cd, opt.key_slot) == CRYPT_SLOT_INACTIVE) {
+		fprintf(stderr, "Keyslot %d is not active.\n", opt.key_slot);
+		r = -EINVAL;
+		goto out;
+	}
+	if (set_pbkdf(cd, crypt_get_type(cd))) {
+		fprintf(stderr, "Failed to set pbkdf parameters.\n");
+		r = -EINVAL;
+		goto out;
+	}
+	r = existing_passphrase(cd, "Enter passphrase for keyslot to be converted: ", &pass, &len);
+	if (r)
+		goto out;
+	r = crypt_keyslot_change_by_passphrase(cd, opt.key_slot, opt.key_slot, pass, len, pass, len);
+	if (r == -EPERM)
+		fprintf(stderr, "No key available with this passphrase.\n");
+	else if (r == -ENOENT)
+		fprintf(stderr, "No usable keyslot is available.\n");
+	else if (r >= 0 && opt.verbose)
+		printf("Key slot %d created.\n", r);
+out:
+	crypt_safe_free(pass);
+	crypt_free(cd);
+	return r < 0 ? r : 0;
 }

@@ -260,8 +260,19 @@ static int luks_volume_key(struct crypt_device *cd, struct vs_map *m, const char
 				       opt.keyfile_size, 0, &pass, &pass_len);
 		if (r)
 			break;
-		r = crypt_volume_key_get(cd, opt.key_slot, (char *)m->key, &m->key_size,
-					 pass, pass_len);
+		/*
+		 * As cryptsetup: --test-passphrase --unbound tries unbound
+		 * keyslots too; a mapping never takes their keys, and
+		 * crypt_volume_key_get() of one keyslot would.
+		 */
+		if (opt.unbound)
+			r = crypt_activate_by_passphrase(cd, NULL, opt.key_slot, pass, pass_len,
+							 CRYPT_ACTIVATE_ALLOW_UNBOUND_KEY);
+		else if (crypt_keyslot_status(cd, opt.key_slot) == CRYPT_SLOT_UNBOUND)
+			r = -ENOENT;
+		else
+			r = crypt_volume_key_get(cd, opt.key_slot, (char *)m->key, &m->key_size,
+						 pass, pass_len);
 		crypt_safe_free(pass);
 		pass = NULL;
 		if (r == -EPERM)
@@ -395,6 +406,14 @@ int vs_action_open(int argc, char **argv)
 	}
 	if (opt.test_passphrase && (!strcmp(type, "plain") || !strcmp(type, "loopaes"))) {
 		fprintf(stderr, "veilsetup: Option --test-passphrase is allowed only for open of LUKS, TCRYPT, BITLK and FVAULT2 devices.\n");
+		return -EINVAL;
+	}
+	if (opt.unbound && strncmp(type, "luks", 4)) {
+		fprintf(stderr, "veilsetup: Option --unbound is allowed only for open of luks device.\n");
+		return -EINVAL;
+	}
+	if (opt.unbound && !opt.test_passphrase) {
+		fprintf(stderr, "veilsetup: Option --unbound cannot be used without --test-passphrase.\n");
 		return -EINVAL;
 	}
 	r = vs_foreign_check_options(type);

@@ -294,7 +294,8 @@ static int token_add(struct crypt_device *cd)
 		fprintf(stderr, "Failed to add luks2-keyring token %d.\n", opt.token_id);
 		return r;
 	}
-	return assign_new(cd, r);
+	/* --unbound: a token of no keyslot */
+	return opt.unbound ? r : assign_new(cd, r);
 }
 
 static int token_remove(struct crypt_device *cd)
@@ -477,6 +478,10 @@ static const char *token_args_missing(const struct token_action *ta)
 		return "--key-description parameter is mandatory for token add action.";
 	if (opt.token_id == CRYPT_ANY_TOKEN && (!strcmp(name, "remove") || !strcmp(name, "export")))
 		return "Action requires specific token. Use --token-id parameter.";
+	if (opt.unbound && strcmp(name, "add"))
+		return "Option --unbound is valid only with token add action.";
+	if (opt.unbound && vs_option_given("key-slot"))
+		return "Options --key-slot and --unbound cannot be combined.";
 	if (!strcmp(name, "unassign") && opt.key_slot == CRYPT_ANY_SLOT)
 		return "Action requires specific keyslot. Use --key-slot parameter.";
 	if (!strcmp(name, "unassign") && opt.token_id == CRYPT_ANY_TOKEN)

@@ -364,6 +364,6 @@ void vs_log(int level, const char *msg, void *usrptr)
 	if (level == CRYPT_LOG_ERROR)
 		fputs(msg, stderr);
 	else if (level == CRYPT_LOG_NORMAL || (level == CRYPT_LOG_VERBOSE && opt.verbose) ||
-		 (level == CRYPT_LOG_DEBUG && opt.debug))
+		 ((level == CRYPT_LOG_DEBUG || level == CRYPT_LOG_DEBUG_JSON) && opt.debug))
 		fputs(msg, stdout);
 }

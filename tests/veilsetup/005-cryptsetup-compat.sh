@@ -95,7 +95,8 @@ done
 for o in $man_opts; do
 	case $o in verb | perf) continue ;; esac	# an abbreviation, the --perf-* glob
 	taken=""
-	for arg in "--$o" "--$o=1" "--$o=256" "--$o=4096"; do
+	# a flag, a number, or a word (--priority takes prefer, normal, ignore)
+	for arg in "--$o" "--$o=1" "--$o=256" "--$o=4096" "--$o=normal"; do
 		"$VS" "$arg" --version > /dev/null 2>&1 && taken=yes
 	done
 	[ -n "$taken" ] || fail "docs/veilsetup.8's OPTIONS describe --$o, which veilsetup refuses"
