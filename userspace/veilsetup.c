@@ -5,7 +5,9 @@
  * and key files are libcryptsetup's; veilsetup maps the volume key with the
  * veil target (vs-open.c) instead of crypt.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -831,8 +833,30 @@ static int typed_in_full(char **argv, int idx)
 	return 0;
 }
 
+/*
+ * cryptsetup's UUID=<uuid> for a device: /dev/disk/by-uuid/<uuid> in
+ * lower case, into @buf; @spec itself if it is not one (or NULL).
+ */
+static const char *uuid_or_device(const char *spec, char *buf, size_t len)
+{
+	const char *hex;
+	size_t n;
+
+	if (!spec || strncmp(spec, "UUID=", 5))
+		return spec;
+	n = snprintf(buf, len, "/dev/disk/by-uuid/");
+	for (hex = spec + 5; *hex && n + 1 < len; hex++) {
+		if (!isxdigit((unsigned char)*hex) && *hex != '-')
+			return spec;
+		buf[n++] = tolower((unsigned char)*hex);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 int main(int argc, char **argv)
 {
+	static char header_path[PATH_MAX], device_path[PATH_MAX];
 	const struct action *a;
 	int c, idx, nargs, r;
 	size_t i;
@@ -913,6 +937,11 @@ int main(int argc, char **argv)
 		printf("Cannot disable metadata locking.");
 		return VS_EXIT_PARAMS;
 	}
+	/* As cryptsetup: UUID=<uuid> names /dev/disk/by-uuid/<uuid>. */
+	opt.header = uuid_or_device(opt.header, header_path, sizeof(header_path));
+	if (nargs && !strncmp(a->arg_help, "<device>", 8))
+		argv[optind + 1] = (char *)uuid_or_device(argv[optind + 1], device_path,
+							  sizeof(device_path));
 	/* As cryptsetup: a mapping may be named by its /dev/mapper path. */
 	if (nargs && !strncmp(a->arg_help, "<name>", 6) &&
 	    !strncmp(argv[optind + 1], "/dev/mapper/", 12))

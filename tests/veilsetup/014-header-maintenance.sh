@@ -176,4 +176,14 @@ grep -q -- '^Usage: veilsetup .*\[--usage\]' "$WORK/out-v" || fail "--usage: $(h
 for o in --unbound --priority=STRING --subsystem=STRING --test-args --disable-locks --debug-json; do
 	grep -q -- "\[$o\]" "$WORK/out-v" || fail "--usage lacks [$o]"
 done
-echo "ok: convert, repair, config, luksConvertKey, unbound keyslots as cryptsetup's"
+# UUID=<uuid> in place of a device: udev's /dev/disk/by-uuid/<uuid>,
+# the uuid in any case, as cryptsetup's; one with no such link fails the
+# same way in both.
+udevadm trigger --settle "$C" "$V" 2>/dev/null || udevadm settle
+uc=$(cryptsetup luksUUID "$C") uv=$(cryptsetup luksUUID "$V")
+[ -e "/dev/disk/by-uuid/$uv" ] || fail "udev made no /dev/disk/by-uuid/$uv"
+[ "$(cryptsetup luksUUID "UUID=${uc^^}")" = "$uc" ] || fail "cryptsetup luksUUID UUID=: not $uc"
+[ "$("$VS" luksUUID "UUID=${uv^^}")" = "$uv" ] || fail "veilsetup luksUUID UUID=${uv^^}: not $uv"
+"$VS" luksDump "UUID=$uv" | grep -q "^UUID: *$uv" || fail "veilsetup luksDump UUID=$uv"
+want=4 both "" luksDump UUID=00000000-0000-0000-0000-000000000000; same_out luksDump of an unknown UUID=
+echo "ok: convert, repair, config, luksConvertKey, unbound keyslots, UUID= as cryptsetup's"
