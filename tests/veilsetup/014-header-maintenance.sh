@@ -184,6 +184,6 @@ uc=$(cryptsetup luksUUID "$C") uv=$(cryptsetup luksUUID "$V")
 [ -e "/dev/disk/by-uuid/$uv" ] || fail "udev made no /dev/disk/by-uuid/$uv"
 [ "$(cryptsetup luksUUID "UUID=${uc^^}")" = "$uc" ] || fail "cryptsetup luksUUID UUID=: not $uc"
 [ "$("$VS" luksUUID "UUID=${uv^^}")" = "$uv" ] || fail "veilsetup luksUUID UUID=${uv^^}: not $uv"
-"$VS" luksDump "UUID=$uv" | grep -q "^UUID: *$uv" || fail "veilsetup luksDump UUID=$uv"
+"$VS" luksDump "UUID=$uv" | grep -q "^UUID:[[:space:]]*$uv" || fail "veilsetup luksDump UUID=$uv"
 want=4 both "" luksDump UUID=00000000-0000-0000-0000-000000000000; same_out luksDump of an unknown UUID=
 echo "ok: convert, repair, config, luksConvertKey, unbound keyslots, UUID= as cryptsetup's"
