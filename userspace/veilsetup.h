@@ -220,6 +220,7 @@ void vs_dm_log_default(void);
 int vs_dm_temp_begin(struct vs_temp *tmp);
 void vs_dm_temp_end(struct vs_temp *tmp);
 int vs_dm_exists(const char *name);
+int vs_dm_name_of_path(const char *path, char *name, size_t len);
 int vs_dm_open_count(const char *name);
 int vs_dm_uuid(const char *name, char *uuid, size_t len);
 int vs_dm_create(const struct vs_map *m, const char *table, int read_only);

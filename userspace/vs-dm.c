@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <libdevmapper.h>
 #include <libcryptsetup.h>
 
@@ -127,6 +129,39 @@ static int info(const char *name, char *uuid, size_t uuid_len, int *open_count)
 int vs_dm_exists(const char *name)
 {
 	return info(name, NULL, 0, NULL);
+}
+
+/**
+ * vs_dm_name_of_path() - the mapping a device path names
+ * @path: a block device node or a link to one (/dev/dm-0,
+ *	/dev/mapper/<name>, /dev/disk/by-id/dm-name-<name>)
+ * @name: the mapping's name, @len bytes
+ * @len: the size of @name
+ *
+ * Return: 1 when @path is a device-mapper device; 0 when nothing is there
+ * (cryptsetup's status calls it inactive); -EINVAL, with libdevmapper's
+ * message, when it is something else (a file, a loop device).
+ */
+int vs_dm_name_of_path(const char *path, char *name, size_t len)
+{
+	struct dm_task *dmt;
+	struct dm_info info;
+	struct stat st;
+	int r = 0;
+
+	if (stat(path, &st))
+		return 0;
+	dmt = S_ISBLK(st.st_mode) ? task(DM_DEVICE_INFO, NULL) : NULL;
+	if (dmt && dm_task_set_major(dmt, major(st.st_rdev)) &&
+	    dm_task_set_minor(dmt, minor(st.st_rdev)) && dm_task_run(dmt) &&
+	    dm_task_get_info(dmt, &info) && info.exists && dm_task_get_name(dmt))
+		r = snprintf(name, len, "%s", dm_task_get_name(dmt)) < (int)len;
+	if (dmt)
+		dm_task_destroy(dmt);
+	if (r)
+		return 1;
+	fprintf(stderr, "Device %s not found\n", strrchr(path, '/') + 1);
+	return -EINVAL;
 }
 
 /*

@@ -138,7 +138,8 @@ static void print_flags(uint32_t flags)
  * order, but "dm-veil" for a key in the table, veil's engine options and
  * its counters), or as JSON.
  */
-static int print_status(const char *name, struct vs_table *t, char *info)
+static int print_status(const char *name, const char *shown, struct vs_table *t,
+			char *info)
 {
 	const char *location = t->keyring ? "keyring" : "dm-veil";
 	struct json_object *o, *counters, *words;
@@ -152,7 +153,7 @@ static int print_status(const char *name, struct vs_table *t, char *info)
 	suspended = !!(s.flags & CRYPT_ACTIVATE_SUSPENDED);
 	vs_loop_backing_file(t->path, backing, sizeof(backing));
 	if (!opt.json) {
-		printf("/dev/mapper/%s is active%s.\n", name, s.in_use ? " and is in use" : "");
+		printf("%s is active%s.\n", shown, s.in_use ? " and is in use" : "");
 		printf("  type:    %s\n", s.type);
 		printf("  cipher:  %s\n", s.cipher);
 		printf("  keysize: %zu bits\n", s.key_bits);
@@ -227,7 +228,7 @@ static int print_status(const char *name, struct vs_table *t, char *info)
  * its status is cryptsetup's, from the same calls: the device's state
  * and type, and nothing more (libcryptsetup gives no cipher for it).
  */
-static int print_integrity_status(const char *name)
+static int print_integrity_status(const char *name, const char *shown)
 {
 	crypt_status_info ci = crypt_status(NULL, name);
 	struct crypt_device *cd = NULL;
@@ -237,7 +238,7 @@ static int print_integrity_status(const char *name)
 	if (ci != CRYPT_ACTIVE && ci != CRYPT_BUSY)
 		return -EINVAL;
 	if (!opt.json)
-		printf("/dev/mapper/%s is active%s.\n", name,
+		printf("%s is active%s.\n", shown,
 		       ci == CRYPT_BUSY ? " and is in use" : "");
 	r = crypt_init_by_name_and_header(&cd, name, opt.header);
 	vs_dm_log_default();
@@ -260,13 +261,28 @@ static int print_integrity_status(const char *name)
 
 int vs_action_status(int argc, char **argv)
 {
-	char info[4096] = "", type[32] = "";
+	char info[4096] = "", type[32] = "", name[128], shown[4096];
 	struct vs_table t;
 	uint64_t len;
-	int r;
+	int r, mapped;
 
 	(void)argc;
-	if (!vs_dm_exists(argv[0])) {
+	/*
+	 * As cryptsetup: an argument with a '/' is a device path (any node
+	 * or link of the mapping: /dev/dm-0, /dev/mapper/<name>) and its
+	 * lines name it as given; a bare name is /dev/mapper/<name>.
+	 */
+	if (strchr(argv[0], '/')) {
+		snprintf(shown, sizeof(shown), "%s", argv[0]);
+		mapped = vs_dm_name_of_path(argv[0], name, sizeof(name));
+	} else {
+		snprintf(shown, sizeof(shown), "%s/%s", crypt_get_dir(), argv[0]);
+		snprintf(name, sizeof(name), "%s", argv[0]);
+		mapped = vs_dm_exists(name);
+	}
+	if (mapped < 0)
+		return mapped;
+	if (!mapped) {
 		if (opt.json) {
 			struct json_object *o = json_object_new_object();
 
@@ -275,19 +291,19 @@ int vs_action_status(int argc, char **argv)
 			printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
 			json_object_put(o);
 		} else
-			printf("/dev/mapper/%s is inactive.\n", argv[0]);
+			printf("%s is inactive.\n", shown);
 		return -ENODEV;
 	}
 	/* The status line: no key in it. veil's counters follow its first words. */
-	vs_dm_get(argv[0], 1, type, sizeof(type), info, sizeof(info), &len, NULL, 0,
+	vs_dm_get(name, 1, type, sizeof(type), info, sizeof(info), &len, NULL, 0,
 		  NULL, NULL);
 	if (!strcmp(type, "integrity"))
-		return print_integrity_status(argv[0]);
-	r = vs_table_get(argv[0], &t);
+		return print_integrity_status(name, shown);
+	r = vs_table_get(name, &t);
 	explicit_bzero(t.key, sizeof(t.key));
 	if (r)
 		return r;
-	r = print_status(argv[0], &t, info);
+	r = print_status(name, shown, &t, info);
 	explicit_bzero(&t, sizeof(t));
 	return r;
 }

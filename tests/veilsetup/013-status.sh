@@ -67,6 +67,23 @@ suspend() {
 cryptsetup luksFormat -q --type luks2 $fast "$L" "$WORK/key"
 compare "LUKS2" "" -d "$WORK/key" "$L"
 grep -qx '/dev/mapper/st is active.' "$WORK/status-veilsetup" || fail "LUKS2: in use with nothing on it"
+# A device path in place of the name (any node or link of the mapping):
+# the lines name it as given.
+for tool in cryptsetup "$VS"; do
+	t=${tool##*/}
+	"$tool" open -d "$WORK/key" "$L" st
+	udevadm settle 2>/dev/null || true
+	dm=$(readlink -f /dev/mapper/st)
+	"$tool" status /dev/mapper/st > "$WORK/status-$t" || fail "$t status /dev/mapper/st: exit $?"
+	"$tool" status "$dm" | sed "1s|^$dm |/dev/dm-N |" > "$WORK/dm-$t" ||
+		fail "$t status $dm: exit $?"
+	"$tool" close st
+done
+status_same "$WORK/status-cryptsetup" "$WORK/status-veilsetup" "status /dev/mapper/st"
+grep -qx '/dev/mapper/st is active.' "$WORK/status-veilsetup" || fail "/dev/mapper/st: the first line"
+status_same "$WORK/dm-cryptsetup" "$WORK/dm-veilsetup" "status /dev/dm-N"
+grep -qx '/dev/dm-N is active.' "$WORK/dm-veilsetup" || fail "/dev/dm-N: the first line"
+echo "ok: status by a device path"
 HOOK=hold compare "LUKS2, held open" "" -d "$WORK/key" "$L"
 grep -qx '/dev/mapper/st is active and is in use.' "$WORK/status-veilsetup" || fail "held open: not in use"
 HOOK=suspend compare "LUKS2, suspended" "" -d "$WORK/key" "$L"
@@ -115,4 +132,19 @@ for tool in cryptsetup "$VS"; do
 	[ "$rc" = 4 ] || fail "${tool##*/} status of an inactive name: exit $rc, want 4"
 done
 diff -u "$WORK/inactive-cryptsetup" "$WORK/inactive-veilsetup" || fail "inactive: not cryptsetup's line"
+# A path with nothing there: inactive, 4; a path to something that is
+# no mapping (a loop device, a file): libdevmapper's "Device X not
+# found", 1; with -v, the same failure line.
+for case in "/dev/mapper/st 4" "$L 1" "$WORK/key 1" "-v $L 1"; do
+	set -- $case
+	want=${*: -1}
+	for tool in cryptsetup "$VS"; do
+		rc=0
+		"$tool" status "${@:1:$#-1}" > "$WORK/inactive-${tool##*/}" 2>&1 || rc=$?
+		[ "$rc" = "$want" ] || fail "${tool##*/} status ${*:1:$#-1}: exit $rc, want $want"
+	done
+	diff -u "$WORK/inactive-cryptsetup" "$WORK/inactive-veilsetup" ||
+		fail "status ${*:1:$#-1}: not cryptsetup's lines"
+done
+grep -qx "Device ${L##*/} not found" "$WORK/inactive-veilsetup" || fail "$L: the message"
 echo "ok: status of an inactive name"
