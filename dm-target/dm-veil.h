@@ -7,7 +7,8 @@
  * files). Calls run one way: veil-target.c calls the table, key, stats,
  * pages, io and integrity files; the data path runs veil-io.c ->
  * veil-keystream.c -> veil-bh.c, veil-helpers.c -> veil-job.c ->
- * veil-crypt.c, veil-pages.c, veil-integrity.c -> veil-iv.c. Completions
+ * veil-crypt.c, veil-pages.c, veil-integrity.c, veil-masks.c -> veil-iv.c;
+ * veil-key.c calls veil-masks.c to stop and start them. Completions
  * come back through function pointers only.
  */
 #ifndef DM_VEIL_H
@@ -71,6 +72,7 @@ enum veil_flag {
 
 struct veil_bh;
 struct veil_helper;
+struct veil_masks;
 struct veil_stats;
 
 /**
@@ -119,6 +121,10 @@ struct veil_stats;
  * @flags: enum veil_flag bits.
  * @fanout_chunk: bytes per chunk when a bio is split over CPUs.
  * @ks_ahead_max: largest CTR read whose keystream is computed ahead.
+ * @aead_masks: aead_masks:<n>: slots of write masks (veil-masks.c), 0 for
+ *	none.
+ * @masks: the write masks of a gcm(aes) or rfc4106(gcm(aes)) table with
+ *	the random IV, NULL for any other.
  * @key: the volume key.
  * @key_lock: serialises key messages with status, which prints the key,
  *	and with suspend and resume.
@@ -184,6 +190,8 @@ struct veil_c {
 	unsigned long flags;
 	unsigned int fanout_chunk;
 	unsigned int ks_ahead_max;
+	unsigned int aead_masks;
+	struct veil_masks *masks;
 
 	struct veil_key key;
 	struct mutex key_lock;		/* key messages vs. status, resume */

@@ -37,6 +37,7 @@
 #include "veil-integrity.h"
 #include "veil-iv.h"
 #include "veil-job.h"
+#include "veil-masks.h"
 
 /* The IV sector of a target-relative sector, as dm-crypt computes it. */
 static sector_t veil_iv_sector(const struct veil_c *vc, sector_t sector)
@@ -263,6 +264,15 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 	unsigned int used;
 	int ret;
 
+	/*
+	 * A write sector of gcm(aes) or rfc4106(gcm(aes)) with a random IV:
+	 * a mask made ahead leaves only the XOR and GHASH (veil-masks.c).
+	 */
+	if (encrypt && w && vc->masks &&
+	    veil_masks_encrypt(vc, sector, r->sg_in, r->sg_out, tuple)) {
+		veil_window_put(vc, w, r);
+		return 0;
+	}
 	/* elephant: a copy of the plaintext, processed, encrypted in place. */
 	if (encrypt && veil_iv_encrypts_copy(vc->iv_mode)) {
 		veil_copy_sector(r->sg_out, r->sg_in);

@@ -20,6 +20,7 @@
 #include "dm-veil.h"
 #include "veil-integrity.h"
 #include "veil-key.h"
+#include "veil-masks.h"
 
 /**
  * veil_key_free() - wipe and free a key
@@ -278,6 +279,8 @@ int veil_key_load(struct veil_c *vc, struct veil_key *key, char **error)
 	}
 
 	WRITE_ONCE(vc->key.valid, false);
+	/* No slot made with the old key survives it. */
+	veil_masks_stop(vc);
 	ret = veil_key_setkey(vc, key->bytes, key->size);
 	if (ret) {
 		*error = key->size ? "Key size not supported by cipher" :
@@ -290,6 +293,8 @@ int veil_key_load(struct veil_c *vc, struct veil_key *key, char **error)
 	kfree(vc->key.ref);
 	vc->key = *key;
 	*key = (struct veil_key){ };
+	/* The AEADs that have masks take the whole key. */
+	veil_masks_start(vc, vc->key.bytes, vc->key.size);
 	WRITE_ONCE(vc->key.valid, true);
 	return 0;
 fail:
@@ -315,6 +320,8 @@ int veil_key_wipe(struct veil_c *vc)
 	int ret;
 
 	WRITE_ONCE(key->valid, false);
+	/* Every ready mask cleared, none made until a key is set. */
+	veil_masks_stop(vc);
 	kfree(key->ref);
 	key->ref = NULL;
 	if (!key->bytes)

@@ -26,13 +26,14 @@
 #define VEIL_OPTV_KS_AHEAD_MAX		"keystream_ahead_max"
 #define VEIL_OPTV_INTEGRITY		"integrity"
 #define VEIL_OPTV_INTEGRITY_KEY_SIZE	"integrity_key_size"
+#define VEIL_OPTV_AEAD_MASKS		"aead_masks"
 
 /* The two kinds of integrity:<bytes>:<kind>. */
 #define VEIL_INTEGRITY_AEAD		"aead"
 #define VEIL_INTEGRITY_NONE		"none"
 
 /* The most options one table line can give: each word above once. */
-#define VEIL_MAX_OPTS			14
+#define VEIL_MAX_OPTS			15
 
 /* Longest key, in bytes: a multi-key table's keys together. */
 #define VEIL_MAX_KEY_SIZE		4096

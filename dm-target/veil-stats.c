@@ -75,6 +75,8 @@ unsigned int veil_stats_emit(struct veil_c *vc, char *result,
 		sum.ahead_miss += s->ahead_miss;
 		sum.ahead_skip += s->ahead_skip;
 		sum.page_waits += s->page_waits;
+		sum.aead_mask_hit += s->aead_mask_hit;
+		sum.aead_mask_miss += s->aead_mask_miss;
 	}
 
 	DMEMIT("reads=%llu writes=%llu bytes_decrypted=%llu bytes_encrypted=%llu",
@@ -85,6 +87,8 @@ unsigned int veil_stats_emit(struct veil_c *vc, char *result,
 	DMEMIT(" fanout=%llu helpers_woken=%llu", sum.fanout, sum.helpers_woken);
 	DMEMIT(" keystream_hit=%llu keystream_miss=%llu keystream_skip=%llu",
 	       sum.ahead_hit, sum.ahead_miss, sum.ahead_skip);
+	DMEMIT(" aead_mask_hit=%llu aead_mask_miss=%llu",
+	       sum.aead_mask_hit, sum.aead_mask_miss);
 	DMEMIT(" chunks_map=%llu chunks_endio=%llu chunks_queue=%llu chunks_helper=%llu",
 	       sum.where[VEIL_IN_MAP], sum.where[VEIL_IN_ENDIO],
 	       sum.where[VEIL_IN_QUEUE], sum.where[VEIL_IN_HELPER]);

@@ -55,6 +55,9 @@ enum veil_where {
  *	finished late, or the submitter's own completion.
  * @ahead_skip: CTR reads without keystream-ahead: no pages or no idle CPU.
  * @page_waits: writes that waited for ciphertext pages.
+ * @aead_mask_hit: AEAD write sectors encrypted with a mask made ahead.
+ * @aead_mask_miss: AEAD write sectors of a table with masks on that found
+ *	none ready and went through the AEAD.
  */
 struct veil_stats {
 	u64 bytes[VEIL_NR_DIRS];
@@ -68,6 +71,8 @@ struct veil_stats {
 	u64 ahead_miss;
 	u64 ahead_skip;
 	u64 page_waits;
+	u64 aead_mask_hit;
+	u64 aead_mask_miss;
 };
 
 /* Add cipher work to this CPU's counters: @bytes through it, @ns inside. */

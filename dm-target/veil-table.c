@@ -20,6 +20,7 @@
 #include "dm-veil.h"
 #include "veil-crypt.h"
 #include "veil-integrity.h"
+#include "veil-masks.h"
 #include "veil-table.h"
 
 #define VEIL_CAPI_PREFIX	"capi:"
@@ -478,6 +479,7 @@ static int veil_parse_option(struct dm_target *ti, struct veil_c *vc,
 			     const char *opt)
 {
 	const char *val;
+	char dummy;
 
 	if (!strcasecmp(opt, VEIL_OPT_ALLOW_DISCARDS)) {
 		ti->num_discard_bios = 1;
@@ -501,6 +503,15 @@ static int veil_parse_option(struct dm_target *ti, struct veil_c *vc,
 			return -EINVAL;
 		}
 		vc->mac_key_size_set = true;
+		return 0;
+	}
+	val = veil_opt_value(opt, VEIL_OPTV_AEAD_MASKS);
+	if (val) {
+		if (sscanf(val, "%u%c", &vc->aead_masks, &dummy) != 1 ||
+		    vc->aead_masks > VEIL_AEAD_MASKS_MAX) {
+			ti->error = "Invalid feature value for " VEIL_OPTV_AEAD_MASKS;
+			return -EINVAL;
+		}
 		return 0;
 	}
 	val = veil_opt_value(opt, VEIL_OPTV_FANOUT_CHUNK);
@@ -547,6 +558,7 @@ int veil_parse_options(struct dm_target *ti, struct veil_c *vc,
 	vc->sector_shift = 0;
 	vc->fanout_chunk = VEIL_FANOUT_CHUNK_DEFAULT;
 	vc->ks_ahead_max = VEIL_KS_AHEAD_MAX_DEFAULT;
+	vc->aead_masks = VEIL_AEAD_MASKS_DEFAULT;
 	if (!argc)
 		return 0;
 
@@ -613,6 +625,7 @@ unsigned int veil_emit_options(struct dm_target *ti, struct veil_c *vc,
 	    vc->iv_large_sectors +
 	    (vc->fanout_chunk != VEIL_FANOUT_CHUNK_DEFAULT) +
 	    (vc->ks_ahead_max != VEIL_KS_AHEAD_MAX_DEFAULT) +
+	    (vc->aead_masks != VEIL_AEAD_MASKS_DEFAULT) +
 	    veil_count_flags(vc, veil_crypt_flag_opts,
 			     ARRAY_SIZE(veil_crypt_flag_opts)) +
 	    veil_count_flags(vc, veil_engine_flag_opts,
@@ -639,6 +652,8 @@ unsigned int veil_emit_options(struct dm_target *ti, struct veil_c *vc,
 		DMEMIT(" " VEIL_OPTV_FANOUT_CHUNK ":%u", vc->fanout_chunk);
 	if (vc->ks_ahead_max != VEIL_KS_AHEAD_MAX_DEFAULT)
 		DMEMIT(" " VEIL_OPTV_KS_AHEAD_MAX ":%u", vc->ks_ahead_max);
+	if (vc->aead_masks != VEIL_AEAD_MASKS_DEFAULT)
+		DMEMIT(" " VEIL_OPTV_AEAD_MASKS ":%u", vc->aead_masks);
 	veil_emit_flags(vc, veil_engine_flag_opts,
 			ARRAY_SIZE(veil_engine_flag_opts), result, maxlen, &sz);
 	return sz;

@@ -16,6 +16,7 @@
 #include "dm-veil.h"
 #include "veil-integrity.h"
 #include "veil-io.h"
+#include "veil-masks.h"
 #include "veil-pages.h"
 #include "veil-stats.h"
 #include "veil-table.h"
@@ -29,6 +30,7 @@ static void veil_dtr(struct dm_target *ti)
 
 	if (!vc)
 		return;
+	veil_masks_exit(vc);
 	veil_io_exit(vc);
 	veil_integrity_exit(vc);
 	veil_stats_exit(vc);
@@ -120,6 +122,9 @@ static int veil_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (ret)
 		goto bad;
 	ret = veil_integrity_init(ti, vc);
+	if (ret)
+		goto bad;
+	ret = veil_masks_init(ti, vc);
 	if (ret)
 		goto bad;
 

@@ -61,7 +61,7 @@ dm_remove vt
 # Every option of dm-target/veil-options.h, given out of order, prints back
 # in the canonical order (dm-crypt's, then veil's own) and the printed
 # line is accepted unchanged.
-all="allow_discards same_cpu_crypt high_priority submit_from_crypt_cpus no_read_workqueue no_write_workqueue integrity:16:none sector_size:4096 iv_large_sectors integrity_key_size:32 fanout_chunk:8192 keystream_ahead_max:262144 no_fanout no_keystream_ahead"
+all="allow_discards same_cpu_crypt high_priority submit_from_crypt_cpus no_read_workqueue no_write_workqueue integrity:16:none sector_size:4096 iv_large_sectors integrity_key_size:32 fanout_chunk:8192 keystream_ahead_max:262144 aead_masks:16 no_fanout no_keystream_ahead"
 words=$(sed -nE 's/^#define VEIL_OPTV?_[A-Z_]+[[:space:]]+"([a-z_]+)"$/\1/p' "$TOP/dm-target/veil-options.h" | sort)
 [ "$(printf '%s\n' $all | sed 's/:.*//' | sort)" = "$words" ] ||
 	fail "the options here are not those of dm-target/veil-options.h: $(echo $words)"
@@ -70,7 +70,7 @@ n=$(echo "$words" | wc -l)
 	fail "VEIL_MAX_OPTS is not the number of options in dm-target/veil-options.h ($n)"
 # integrity:16:none with plain64: nothing is kept in metadata, so no
 # dm-integrity is needed below (as in dm-crypt).
-dm_create vt "0 16384 veil aes-xts-plain64 $key 8 $dev 0 $n keystream_ahead_max:262144 no_keystream_ahead integrity_key_size:32 fanout_chunk:8192 iv_large_sectors no_fanout sector_size:4096 no_write_workqueue integrity:16:none no_read_workqueue submit_from_crypt_cpus high_priority same_cpu_crypt allow_discards"
+dm_create vt "0 16384 veil aes-xts-plain64 $key 8 $dev 0 $n aead_masks:16 keystream_ahead_max:262144 no_keystream_ahead integrity_key_size:32 fanout_chunk:8192 iv_large_sectors no_fanout sector_size:4096 no_write_workqueue integrity:16:none no_read_workqueue submit_from_crypt_cpus high_priority same_cpu_crypt allow_discards"
 want="0 16384 veil aes-xts-plain64 $key 8 $(majmin "$dev") 0 $n $all"
 [ "$(dmsetup table --showkeys vt)" = "$want" ] || fail "table with options: $(dmsetup table --showkeys vt)"
 dmsetup reload vt --table "$want"

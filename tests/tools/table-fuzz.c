@@ -117,9 +117,9 @@ static const char * const flag_features[] = {
 #define NFLAGS ARRAY_SIZE(flag_features)
 /*
  * The options with a value: sector_size, fanout_chunk, keystream_ahead_max,
- * integrity, integrity_key_size.
+ * aead_masks, integrity, integrity_key_size.
  */
-#define NVALUED 5
+#define NVALUED 6
 _Static_assert(NFLAGS + NVALUED == VEIL_MAX_OPTS,
 	       "a table option of veil-options.h is missing here");
 
@@ -214,6 +214,8 @@ static void gen_seed(const struct env *e, struct toks *tk, uint64_t *len)
 		} else if (k == NFLAGS + 2) {
 			f = pow2_value(VEIL_OPTV_KS_AHEAD_MAX);
 		} else if (k == NFLAGS + 3) {
+			f = xasprintf(VEIL_OPTV_AEAD_MASKS ":%u", rnd(5000));
+		} else if (k == NFLAGS + 4) {
 			/* No dm-integrity below: refused unless "none". */
 			f = xasprintf(VEIL_OPTV_INTEGRITY ":%u:%s", 1 + rnd(480),
 				      chance(50) ? VEIL_INTEGRITY_NONE :
@@ -295,9 +297,11 @@ static char *overlong(void)
 
 static char *random_feature(void)
 {
-	switch (rnd(5)) {
+	switch (rnd(6)) {
 	case 0:
 		return xasprintf(VEIL_OPTV_SECTOR_SIZE ":%s", edge_number());
+	case 4:
+		return xasprintf(VEIL_OPTV_AEAD_MASKS ":%s", edge_number());
 	case 1:
 		return xasprintf(VEIL_OPTV_FANOUT_CHUNK ":%s", edge_number());
 	case 2:

@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-veil write masks: the GCM keystream of a write's random IV, made
+ * before the write arrives (capi:gcm(aes)-random and
+ * capi:rfc4106(gcm(aes))-random over dm-integrity).
+ *
+ * GCM is CTR plus GHASH. With K the AES key, H = E_K(0^128) and the
+ * counter block J0 = IV || be32(1) (gcm(aes)) or salt || IV || be32(1)
+ * (rfc4106, whose key ends with a 4-byte salt), one ctr(aes) call over
+ * 16 + sector_size zero bytes from J0 gives E_K(J0), the tag's mask, then
+ * the data's keystream (ctr(aes) counts the whole block up, GCM only its
+ * low 32 bits: the same for the 257 blocks of a 4 KiB sector from a low
+ * word of 1). A write then only XORs and hashes:
+ *
+ *   C   = P xor keystream
+ *   tag = GHASH_H(A || 0-pad, C, be64(bits of A) || be64(bits of C))
+ *         xor E_K(J0), cut to the table's tag size
+ *
+ * where A is dm-crypt's associated data: the sector number (le64) and the
+ * IV for gcm(aes); for rfc4106 the sector number only, as the kernel's
+ * rfc4106 gives GCM the associated data without its last 8 bytes (the IV,
+ * which is in the nonce). These are the kernel's gcm(aes) bytes.
+ *
+ * Rules:
+ * - Correctness never depends on a mask. When a key is loaded, one sector
+ *   is encrypted both ways, by the table's AEAD and by the masks, and the
+ *   masks are used only if the bytes are the same; a missing transform
+ *   or a difference leaves them off for the table (one log line) until
+ *   the next key. A write that finds no ready mask, or finds the masks
+ *   off, encrypts through the AEAD as before (veil-crypt.c).
+ * - The pool is fixed at table load: aead_masks slots of one IV, 16 bytes
+ *   of tag mask and sector_size bytes of keystream each. Nothing on the
+ *   I/O path allocates, waits or sleeps here.
+ * - A slot is used once: taken under @lock (a write, in process context:
+ *   veil_map(), a helper or a queue runner; never an interrupt), its
+ *   bytes cleared with memzero_explicit() right after its sector is
+ *   encrypted, then given back as free.
+ * - One work item per target makes them, on its own unbound queue (which
+ *   follows the workqueue code's cpumask: never an isolated CPU), queued
+ *   by a write that leaves fewer than half of the slots ready, and runs
+ *   until every slot is ready. Nothing ever waits for it: it is not on
+ *   the reclaim path (no WQ_MEM_RECLAIM), and a write without a mask does
+ *   not need it. It may sleep (an async ctr(aes)).
+ * - Keys: veil_masks_stop() (before every key set and key wipe, while the
+ *   device is suspended, and at destruction) turns the masks off, bumps
+ *   the generation, waits for the work item, clears every slot and gives
+ *   the masks' own transforms a random key. veil_masks_start() after a
+ *   key set keys them, runs the self-test and turns them on. A slot
+ *   carries the generation it was made in; the work item makes a slot
+ *   ready and a write takes it only in the current generation, so no
+ *   slot of an older key is ever used.
+ */
+#include <linux/highmem.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+#include <crypto/aead.h>
+#include <crypto/algapi.h>
+#include <crypto/hash.h>
+#include <asm/simd.h>
+#include <crypto/internal/simd.h>
+#include <crypto/skcipher.h>
+
+#include "dm-veil.h"
+#include "veil-compat.h"
+#include "veil-masks.h"
+#include "veil-stats.h"
+
+#define VEIL_GCM_BLOCK		16
+#define VEIL_GCM_IV_SIZE	12
+#define VEIL_RFC4106_IV_SIZE	8
+#define VEIL_RFC4106_SALT_SIZE	4
+/* Associated data, padded to blocks: sector (8) and IV (up to 12). */
+#define VEIL_GCM_AD_MAX		(2 * VEIL_GCM_BLOCK)
+/* The counter block and H, or a key of up to AES-256. */
+#define VEIL_MASKS_SCRATCH	32
+
+/**
+ * struct veil_mask - one slot: what a write needs besides its data
+ * @iv: the random IV (iv_size bytes).
+ * @tag_mask: E_K(J0), the mask of the tag.
+ * @ks: the data's keystream, sector_size bytes.
+ * @gen: the generation of the key it was made with.
+ */
+struct veil_mask {
+	u8 iv[VEIL_GCM_BLOCK];
+	u8 tag_mask[VEIL_GCM_BLOCK];
+	u8 *ks;
+	u64 gen;
+};
+
+/**
+ * struct veil_masks - the write masks of one target
+ * @vc: the target.
+ * @ctr: ctr(aes), keyed with the AES part of the key.
+ * @ghash: GHASH, keyed with H; used by writes, one descriptor each.
+ * @ghash_simd: the architecture's GHASH (x86's PCLMULQDQ code,
+ *	"__ghash", which the async "ghash-clmulni" wraps), keyed with H;
+ *	NULL where there is none or the self-test found it differs. The
+ *	kernel offers it only as an internal algorithm, which must not be
+ *	called where SIMD is unusable (an interrupt in the middle of another
+ *	FPU section): a write checks crypto_simd_usable() and otherwise uses
+ *	@ghash. A synchronous "ghash" is only the generic C code, several
+ *	times slower under emulation than the gcm(aes) it would replace.
+ * @req: @ctr's request: the work item's, or veil_masks_start()'s while
+ *	the work item is stopped.
+ * @scratch: the counter block of @req and H as it is made: kmalloc'd,
+ *	not on a stack, since an async driver reads them.
+ * @rfc4106: the AEAD is rfc4106(gcm(aes)): salt in the nonce, the IV
+ *	outside the associated data.
+ * @salt: rfc4106's salt, the key's last 4 bytes.
+ * @lock: protects @active, @gen and the two stacks.
+ * @active: the self-test passed with the current key: writes may take
+ *	slots, the work item may make them.
+ * @gen: bumped by every stop; a slot of another generation is never used.
+ * @nr: slots in @slots.
+ * @slots: the pool.
+ * @ready: indices of ready slots (a stack of @nr_ready).
+ * @nr_ready: entries of @ready.
+ * @free: indices of free slots, cleared (a stack of @nr_free).
+ * @nr_free: entries of @free.
+ * @refill: the work item that makes slots ready.
+ * @wq: its queue.
+ */
+struct veil_masks {
+	struct veil_c *vc;
+	struct crypto_skcipher *ctr;
+	struct crypto_shash *ghash;
+	struct crypto_shash *ghash_simd;
+	struct skcipher_request *req;
+	u8 *scratch;
+	bool rfc4106;
+	u8 salt[VEIL_RFC4106_SALT_SIZE];
+
+	spinlock_t lock;	/* @active, @gen, @ready, @free */
+	bool active;
+	u64 gen;
+	unsigned int nr;
+	struct veil_mask *slots;
+	unsigned int *ready;
+	unsigned int nr_ready;
+	unsigned int *free;
+	unsigned int nr_free;
+
+	struct work_struct refill;
+	struct workqueue_struct *wq;
+};
+
+/* ctr(aes) of @len zero bytes into @dst from the counter in @scratch. */
+static int veil_masks_ctr(struct veil_masks *m, struct scatterlist *dst,
+			  unsigned int len)
+{
+	struct scatterlist src[2];
+	DECLARE_CRYPTO_WAIT(wait);
+
+	/* A zero page holds one sector; the tag mask's block comes first. */
+	sg_init_table(src, len > VEIL_GCM_BLOCK ? 2 : 1);
+	sg_set_page(&src[0], ZERO_PAGE(0), VEIL_GCM_BLOCK, 0);
+	if (len > VEIL_GCM_BLOCK)
+		sg_set_page(&src[1], ZERO_PAGE(0), len - VEIL_GCM_BLOCK, 0);
+	skcipher_request_set_callback(m->req, CRYPTO_TFM_REQ_MAY_SLEEP |
+				      CRYPTO_TFM_REQ_MAY_BACKLOG,
+				      crypto_req_done, &wait);
+	skcipher_request_set_crypt(m->req, src, dst, len, m->scratch);
+	return crypto_wait_req(crypto_skcipher_encrypt(m->req), &wait);
+}
+
+/* Clear a slot's bytes. */
+static void veil_mask_clear(struct veil_masks *m, struct veil_mask *slot)
+{
+	memzero_explicit(slot->iv, sizeof(slot->iv));
+	memzero_explicit(slot->tag_mask, sizeof(slot->tag_mask));
+	memzero_explicit(slot->ks, m->vc->sector_size);
+}
+
+/*
+ * Make @slot: the IV @iv, or a random one as dm-crypt's random IV
+ * generator draws it, then E_K(J0) and the keystream. Only one caller at
+ * a time: the work item, or the self-test while it is stopped.
+ */
+static int veil_mask_fill(struct veil_masks *m, struct veil_mask *slot,
+			  const u8 *iv)
+{
+	struct veil_c *vc = m->vc;
+	struct scatterlist dst[2];
+	u8 *j0 = m->scratch;
+
+	if (iv)
+		memcpy(slot->iv, iv, vc->iv_size);
+	else
+		get_random_bytes(slot->iv, vc->iv_size);
+	if (m->rfc4106) {
+		memcpy(j0, m->salt, VEIL_RFC4106_SALT_SIZE);
+		memcpy(j0 + VEIL_RFC4106_SALT_SIZE, slot->iv,
+		       VEIL_RFC4106_IV_SIZE);
+	} else {
+		memcpy(j0, slot->iv, VEIL_GCM_IV_SIZE);
+	}
+	put_unaligned_be32(1, j0 + VEIL_GCM_IV_SIZE);
+
+	sg_init_table(dst, 2);
+	sg_set_buf(&dst[0], slot->tag_mask, VEIL_GCM_BLOCK);
+	sg_set_buf(&dst[1], slot->ks, vc->sector_size);
+	return veil_masks_ctr(m, dst, VEIL_GCM_BLOCK + vc->sector_size);
+}
+
+/*
+ * One sector from a slot: @out = @in xor keystream (they may be the
+ * same), the whole 16-byte tag into @tag. @sector is the associated
+ * data's sector number, as veil-crypt.c gives the AEAD.
+ */
+static int veil_mask_compose(struct veil_masks *m, struct veil_mask *slot,
+			     struct crypto_shash *ghash, __le64 sector,
+			     const u8 *in, u8 *out, u8 *tag)
+{
+	struct veil_c *vc = m->vc;
+	SHASH_DESC_ON_STACK(desc, ghash);
+	u8 ad[VEIL_GCM_AD_MAX] = { };
+	unsigned int ad_len = sizeof(sector);
+	__be64 lens[2];
+	int ret;
+
+	crypto_xor_cpy(out, in, slot->ks, vc->sector_size);
+
+	memcpy(ad, &sector, sizeof(sector));
+	if (!m->rfc4106) {
+		memcpy(ad + ad_len, slot->iv, vc->iv_size);
+		ad_len += vc->iv_size;
+	}
+	lens[0] = cpu_to_be64((u64)ad_len * 8);
+	lens[1] = cpu_to_be64((u64)vc->sector_size * 8);
+
+	desc->tfm = ghash;
+	ret = crypto_shash_init(desc) ?:
+	      crypto_shash_update(desc, ad, ALIGN(ad_len, VEIL_GCM_BLOCK)) ?:
+	      crypto_shash_update(desc, out, vc->sector_size) ?:
+	      crypto_shash_update(desc, (u8 *)lens, sizeof(lens)) ?:
+	      crypto_shash_final(desc, tag);
+	shash_desc_zero(desc);
+	memzero_explicit(ad, sizeof(ad));
+	if (!ret)
+		crypto_xor(tag, slot->tag_mask, VEIL_GCM_BLOCK);
+	return ret;
+}
+
+/* Make free slots ready until none is free, or the masks stop. */
+static void veil_masks_refill(struct work_struct *work)
+{
+	struct veil_masks *m = container_of(work, struct veil_masks, refill);
+	struct veil_mask *slot;
+	unsigned int idx;
+	bool made;
+	u64 gen;
+	int ret;
+
+	for (;;) {
+		spin_lock(&m->lock);
+		if (!m->active || !m->nr_free) {
+			spin_unlock(&m->lock);
+			return;
+		}
+		idx = m->free[--m->nr_free];
+		gen = m->gen;
+		spin_unlock(&m->lock);
+
+		slot = &m->slots[idx];
+		ret = veil_mask_fill(m, slot, NULL);
+		slot->gen = gen;
+
+		spin_lock(&m->lock);
+		made = !ret && m->active && gen == m->gen;
+		if (made)
+			m->ready[m->nr_ready++] = idx;
+		spin_unlock(&m->lock);
+		if (!made) {
+			/* Stopped meanwhile, or the cipher failed: drop it. */
+			veil_mask_clear(m, slot);
+			spin_lock(&m->lock);
+			m->free[m->nr_free++] = idx;
+			spin_unlock(&m->lock);
+			if (ret)
+				DMERR_LIMIT("aead write masks: ctr(aes) failed (%d)",
+					    ret);
+			return;
+		}
+		cond_resched();
+	}
+}
+
+/**
+ * veil_masks_encrypt() - encrypt one write sector with a ready mask
+ * @vc: the target.
+ * @sector: the sector, as the associated data holds it (target-relative).
+ * @in: the plaintext sector (one entry).
+ * @out: where its ciphertext goes (one entry).
+ * @tuple: the sector's metadata: tag, then IV, then zeros.
+ *
+ * Context: process (a write's runner or helper); never sleeps.
+ * Return: true if the sector is encrypted; false if the masks are off or
+ * no slot is ready (counted as a miss): the caller uses the AEAD.
+ */
+bool veil_masks_encrypt(struct veil_c *vc, sector_t sector,
+			struct scatterlist *in, struct scatterlist *out,
+			u8 *tuple)
+{
+	struct veil_masks *m = vc->masks;
+	struct crypto_shash *ghash;
+	u8 tag[VEIL_GCM_BLOCK];
+	struct veil_mask *slot;
+	unsigned int idx = 0, used;
+	bool low;
+	u8 *src, *dst;
+	int ret;
+
+	if (!m)
+		return false;
+	spin_lock(&m->lock);
+	if (!m->active) {
+		spin_unlock(&m->lock);
+		return false;
+	}
+	slot = NULL;
+	while (m->nr_ready) {
+		idx = m->ready[--m->nr_ready];
+		if (likely(m->slots[idx].gen == m->gen)) {
+			slot = &m->slots[idx];
+			break;
+		}
+		/* Never happens: a stop clears every ready slot. */
+		veil_mask_clear(m, &m->slots[idx]);
+		m->free[m->nr_free++] = idx;
+	}
+	low = m->nr_ready < m->nr / 2;
+	spin_unlock(&m->lock);
+	if (low)
+		queue_work(m->wq, &m->refill);
+	if (!slot) {
+		this_cpu_inc(vc->stats->aead_mask_miss);
+		return false;
+	}
+
+	ghash = m->ghash_simd && crypto_simd_usable() ? m->ghash_simd :
+							m->ghash;
+	src = kmap_local_page(sg_page(in));
+	dst = kmap_local_page(sg_page(out));
+	ret = veil_mask_compose(m, slot, ghash, cpu_to_le64(sector),
+				src + in->offset, dst + out->offset, tag);
+	kunmap_local(dst);
+	kunmap_local(src);
+	if (!ret) {
+		memcpy(tuple, tag, vc->auth_size);
+		memcpy(tuple + vc->auth_size, slot->iv, vc->iv_stored);
+		used = vc->auth_size + vc->iv_stored;
+		memset(tuple + used, 0, vc->tuple_size - used);
+	}
+	memzero_explicit(tag, sizeof(tag));
+	veil_mask_clear(m, slot);
+	spin_lock(&m->lock);
+	m->free[m->nr_free++] = idx;
+	spin_unlock(&m->lock);
+	if (ret) {
+		this_cpu_inc(vc->stats->aead_mask_miss);
+		return false;
+	}
+	this_cpu_inc(vc->stats->aead_mask_hit);
+	return true;
+}
+
+/*
+ * One sector through a mask made with @iv and through @ghash: 0 if it is
+ * @want's ciphertext and tag.
+ */
+static int veil_masks_selftest_one(struct veil_masks *m,
+				   struct crypto_shash *ghash, const u8 *iv,
+				   __le64 sector, const u8 *plain, u8 *out,
+				   const u8 *want)
+{
+	struct veil_c *vc = m->vc;
+	struct veil_mask *slot = &m->slots[0];
+	u8 tag[VEIL_GCM_BLOCK];
+	int ret;
+
+	ret = veil_mask_fill(m, slot, iv) ?:
+	      veil_mask_compose(m, slot, ghash, sector, plain, out, tag);
+	veil_mask_clear(m, slot);
+	if (!ret && (memcmp(out, want, vc->sector_size) ||
+		     memcmp(tag, want + vc->sector_size, vc->auth_size)))
+		ret = -EBADMSG;
+	memzero_explicit(tag, sizeof(tag));
+	memzero_explicit(out, vc->sector_size);
+	return ret;
+}
+
+/*
+ * The self-test: one random sector with a random IV and sector number,
+ * through the table's AEAD and through a mask, with each GHASH; 0 if the
+ * ciphertexts and tags are the same. The architecture's GHASH is dropped
+ * if it differs or cannot be tried here.
+ */
+static int veil_masks_selftest(struct veil_masks *m)
+{
+	struct veil_c *vc = m->vc;
+	unsigned int ad_len = sizeof(__le64) + vc->iv_size;
+	unsigned int len = ad_len + vc->sector_size + vc->auth_size;
+	struct aead_request *req;
+	struct scatterlist sg;
+	u8 *buf, *plain, *out, *iv;
+	DECLARE_CRYPTO_WAIT(wait);
+	__le64 sector;
+	int ret;
+
+	buf = kmalloc(len + 2 * vc->sector_size + VEIL_GCM_BLOCK, GFP_KERNEL);
+	req = aead_request_alloc(vc->aead, GFP_KERNEL);
+	if (!buf || !req) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	plain = buf + len;
+	out = plain + vc->sector_size;
+	iv = out + vc->sector_size;
+	get_random_bytes(plain, vc->sector_size);
+	get_random_bytes(iv, vc->iv_size);
+	get_random_bytes(&sector, sizeof(sector));
+
+	/* As veil-crypt.c lays a sector out for the AEAD, in place. */
+	memcpy(buf, &sector, sizeof(sector));
+	memcpy(buf + sizeof(sector), iv, vc->iv_size);
+	memcpy(buf + ad_len, plain, vc->sector_size);
+	sg_init_one(&sg, buf, len);
+	aead_request_set_callback(req, CRYPTO_TFM_REQ_MAY_SLEEP |
+				  CRYPTO_TFM_REQ_MAY_BACKLOG,
+				  crypto_req_done, &wait);
+	aead_request_set_ad(req, ad_len);
+	aead_request_set_crypt(req, &sg, &sg, vc->sector_size, iv);
+	ret = crypto_wait_req(crypto_aead_encrypt(req), &wait);
+	if (ret)
+		goto out;
+	/* The AEAD may have changed its IV: the one stored is the table's. */
+	memcpy(iv, buf + sizeof(sector), vc->iv_size);
+
+	ret = veil_masks_selftest_one(m, m->ghash, iv, sector, plain, out,
+				      buf + ad_len);
+	if (ret || !m->ghash_simd)
+		goto out;
+	if (!crypto_simd_usable() ||
+	    veil_masks_selftest_one(m, m->ghash_simd, iv, sector, plain, out,
+				    buf + ad_len)) {
+		DMWARN("%s: aead write masks: %s differs from the AEAD, not used",
+		       vc->dev->name, crypto_shash_driver_name(m->ghash_simd));
+		crypto_free_shash(m->ghash_simd);
+		m->ghash_simd = NULL;
+	}
+out:
+	aead_request_free(req);
+	kfree_sensitive(buf);
+	return ret;
+}
+
+/*
+ * A random key for the masks' transforms: no volume key left in them. The
+ * longest AES key overwrites every round key a shorter one left.
+ */
+static void veil_masks_forget_key(struct veil_masks *m)
+{
+	unsigned int aes_len = crypto_skcipher_max_keysize(m->ctr);
+	u8 *key = m->scratch;
+
+	get_random_bytes(key, aes_len);
+	if (crypto_skcipher_setkey(m->ctr, key, aes_len))
+		DMERR("aead write masks: ctr(aes) refused a random key");
+	get_random_bytes(key, VEIL_GCM_BLOCK);
+	crypto_shash_setkey(m->ghash, key, VEIL_GCM_BLOCK);
+	if (m->ghash_simd)
+		crypto_shash_setkey(m->ghash_simd, key, VEIL_GCM_BLOCK);
+	memzero_explicit(key, VEIL_MASKS_SCRATCH);
+	memzero_explicit(m->salt, sizeof(m->salt));
+}
+
+/**
+ * veil_masks_stop() - turn the masks off and clear every slot
+ * @vc: the target: suspended (no write holds a slot), or being destroyed.
+ *
+ * Waits for the work item. The masks' transforms get a random key.
+ */
+void veil_masks_stop(struct veil_c *vc)
+{
+	struct veil_masks *m = vc->masks;
+	unsigned int i;
+
+	if (!m)
+		return;
+	spin_lock(&m->lock);
+	m->active = false;
+	m->gen++;
+	spin_unlock(&m->lock);
+	cancel_work_sync(&m->refill);
+
+	spin_lock(&m->lock);
+	m->nr_ready = 0;
+	for (i = 0; i < m->nr; i++)
+		m->free[i] = i;
+	m->nr_free = m->nr;
+	spin_unlock(&m->lock);
+	for (i = 0; i < m->nr; i++)
+		veil_mask_clear(m, &m->slots[i]);
+	veil_masks_forget_key(m);
+}
+
+/**
+ * veil_masks_start() - key the masks, test them, and turn them on
+ * @vc: the target, its AEAD keyed with @key; suspended or not yet live.
+ * @key: the AEAD's key (rfc4106: the AES key, then the salt).
+ * @size: bytes of @key.
+ *
+ * Leaves the masks off, with one log line, when the key does not fit the
+ * transforms or the self-test finds a difference.
+ */
+void veil_masks_start(struct veil_c *vc, const u8 *key, unsigned int size)
+{
+	struct veil_masks *m = vc->masks;
+	unsigned int aes_len = size;
+	struct scatterlist dst;
+	u8 *h;
+	int ret;
+
+	if (!m)
+		return;
+	if (m->rfc4106) {
+		if (size < VEIL_RFC4106_SALT_SIZE) {
+			ret = -EINVAL;
+			goto off;
+		}
+		aes_len -= VEIL_RFC4106_SALT_SIZE;
+		memcpy(m->salt, key + aes_len, VEIL_RFC4106_SALT_SIZE);
+	}
+	ret = crypto_skcipher_setkey(m->ctr, key, aes_len);
+	if (ret)
+		goto off;
+	/* H = E_K(0^128): ctr(aes) of one zero block from a zero counter. */
+	memset(m->scratch, 0, VEIL_GCM_BLOCK);
+	h = m->scratch + VEIL_GCM_BLOCK;
+	sg_init_one(&dst, h, VEIL_GCM_BLOCK);
+	ret = veil_masks_ctr(m, &dst, VEIL_GCM_BLOCK) ?:
+	      crypto_shash_setkey(m->ghash, h, VEIL_GCM_BLOCK);
+	if (!ret && m->ghash_simd)
+		ret = crypto_shash_setkey(m->ghash_simd, h, VEIL_GCM_BLOCK);
+	memzero_explicit(h, VEIL_GCM_BLOCK);
+	if (ret)
+		goto off;
+	ret = veil_masks_selftest(m);
+	if (ret)
+		goto off;
+
+	spin_lock(&m->lock);
+	m->active = true;
+	spin_unlock(&m->lock);
+	queue_work(m->wq, &m->refill);
+	return;
+off:
+	veil_masks_forget_key(m);
+	DMWARN("%s: aead write masks off: %s (%d)", vc->dev->name,
+	       ret == -EBADMSG ? "self-test differs from the AEAD" :
+				 "cannot key or test them", ret);
+}
+
+/* Whether the masks can make the table's AEAD: gcm(aes), rfc4106 of it. */
+static bool veil_masks_fit(struct veil_c *vc, bool *rfc4106)
+{
+	const char *name;
+
+	if (!vc->aead || vc->iv_mode != VEIL_IV_RANDOM || vc->mac_key_size ||
+	    !vc->aead_masks || !vc->auth_size ||
+	    vc->auth_size > VEIL_GCM_BLOCK || vc->iv_stored != vc->iv_size)
+		return false;
+	name = crypto_tfm_alg_name(crypto_aead_tfm(vc->aead));
+	*rfc4106 = !strcmp(name, "rfc4106(gcm(aes))");
+	if (*rfc4106)
+		return vc->iv_size == VEIL_RFC4106_IV_SIZE;
+	return !strcmp(name, "gcm(aes)") && vc->iv_size == VEIL_GCM_IV_SIZE;
+}
+
+/**
+ * veil_masks_init() - set up the write masks of a table that can use them
+ * @ti: the target; its device name names the queue.
+ * @vc: the target, after veil_integrity_init(), with its key loaded.
+ *
+ * Tables other than capi:gcm(aes)-random and capi:rfc4106(gcm(aes))-random
+ * with an AEAD tag, or with aead_masks:0, get none. A transform the
+ * kernel lacks leaves the masks off (one log line); only a failed
+ * allocation of the pool fails the table.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int veil_masks_init(struct dm_target *ti, struct veil_c *vc)
+{
+	struct veil_masks *m;
+	bool rfc4106 = false;
+	unsigned int i;
+
+	if (!veil_masks_fit(vc, &rfc4106))
+		return 0;
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		goto nomem;
+	vc->masks = m;
+	m->vc = vc;
+	m->rfc4106 = rfc4106;
+	spin_lock_init(&m->lock);
+	INIT_WORK(&m->refill, veil_masks_refill);
+	m->nr = vc->aead_masks;
+	m->slots = kcalloc(m->nr, sizeof(*m->slots), GFP_KERNEL);
+	m->ready = kcalloc(m->nr, sizeof(*m->ready), GFP_KERNEL);
+	m->free = kcalloc(m->nr, sizeof(*m->free), GFP_KERNEL);
+	m->scratch = kzalloc(VEIL_MASKS_SCRATCH, GFP_KERNEL);
+	if (!m->slots || !m->ready || !m->free || !m->scratch)
+		goto nomem;
+	for (i = 0; i < m->nr; i++) {
+		m->slots[i].ks = kzalloc(vc->sector_size, GFP_KERNEL);
+		if (!m->slots[i].ks)
+			goto nomem;
+		m->free[i] = i;
+	}
+	m->nr_free = m->nr;
+	/* Background work, waited for by nobody: no WQ_MEM_RECLAIM. */
+	m->wq = alloc_workqueue("kveild_mask/%s", WQ_UNBOUND, 1,
+				dm_table_device_name(ti->table));
+	if (!m->wq)
+		goto nomem;
+
+	/* As the table's own transforms: no driver that allocates per request. */
+	m->ctr = crypto_alloc_skcipher("ctr(aes)", 0,
+				       CRYPTO_ALG_ALLOCATES_MEMORY);
+	if (IS_ERR(m->ctr)) {
+		m->ctr = NULL;
+		goto missing;
+	}
+	m->ghash = crypto_alloc_shash("ghash", 0, 0);
+	if (IS_ERR(m->ghash)) {
+		m->ghash = NULL;
+		goto missing;
+	}
+	/* Looking "ghash" up loads the architecture's module, if any. */
+	crypto_has_ahash("ghash", 0, 0);
+	m->ghash_simd = crypto_alloc_shash("__ghash", CRYPTO_ALG_INTERNAL,
+					   CRYPTO_ALG_INTERNAL);
+	if (IS_ERR(m->ghash_simd))
+		m->ghash_simd = NULL;
+	m->req = skcipher_request_alloc(m->ctr, GFP_KERNEL);
+	if (!m->req)
+		goto nomem;
+	veil_masks_start(vc, vc->key.bytes, vc->key.size);
+	return 0;
+missing:
+	DMWARN("%s: aead write masks off: no ctr(aes) or ghash",
+	       vc->dev->name);
+	veil_masks_exit(vc);
+	return 0;
+nomem:
+	ti->error = "Cannot allocate aead write masks";
+	return -ENOMEM;
+}
+
+/**
+ * veil_masks_exit() - clear and free the write masks
+ * @vc: the target; no I/O may be in flight.
+ */
+void veil_masks_exit(struct veil_c *vc)
+{
+	struct veil_masks *m = vc->masks;
+	unsigned int i;
+
+	if (!m)
+		return;
+	if (m->ctr && m->ghash && m->req)
+		veil_masks_stop(vc);
+	else
+		cancel_work_sync(&m->refill);
+	if (m->wq)
+		destroy_workqueue(m->wq);
+	for (i = 0; m->slots && i < m->nr; i++)
+		kfree_sensitive(m->slots[i].ks);
+	kfree_sensitive(m->slots);
+	kfree(m->ready);
+	kfree(m->free);
+	kfree_sensitive(m->scratch);
+	skcipher_request_free(m->req);
+	if (m->ghash_simd)
+		crypto_free_shash(m->ghash_simd);
+	if (m->ghash)
+		crypto_free_shash(m->ghash);
+	if (m->ctr)
+		crypto_free_skcipher(m->ctr);
+	kfree(m);
+	vc->masks = NULL;
+}

@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Write masks (keystream made ahead for AEAD writes) against dm-crypt:
+# capi:gcm(aes)-random integrity:28:aead (what cryptsetup's
+# --cipher aes-gcm-random --integrity aead maps) and
+# capi:rfc4106(gcm(aes))-random integrity:24:aead (its IV is 8 bytes), over
+# dm-integrity made by hand (direct mode), 512- and 4096-byte sectors:
+#   - masks on (the default): 1 MiB written through veil, in 4 KiB and
+#     64 KiB O_DIRECT writes, counts aead_mask_hit > 0 and reads back
+#     through dm-crypt; 1 MiB written through dm-crypt reads back through
+#     veil; no "aead write masks off" in the log (the self-test at table
+#     load passed);
+#   - rekey: with the pool full of masks of key A (a pause lets the refill
+#     finish), `key wipe` then `key set` of key B while suspended; writes
+#     after it count hits again and read back through dm-crypt with key B.
+#     A mask of key A would have left a tag and ciphertext of key A there,
+#     which dm-crypt with key B refuses (EILSEQ): every hit after the rekey
+#     came from a mask of key B;
+#   - aead_masks:0: no hit and no miss counted, the line prints back with
+#     it, and what veil writes reads back through dm-crypt.
+#   - the stack cryptsetup makes for luksFormat --type luks2 --cipher
+#     aes-gcm-random --integrity aead (its table on record in the log):
+#     dm-crypt's layer swapped for veil with the same line, veil's writes
+#     count hits and read back through dm-crypt.
+# interop/008 checks that 64 writes of one sector under masks store 64
+# different IVs and tags.
+. "$(dirname "$0")/../lib.sh"
+requires root
+requires module loop dm_integrity dm_crypt
+requires cmd cryptsetup
+veil_load
+
+MIB=$((1024 * 1024))
+plaintext "$WORK/a" "$MIB"
+plaintext "$WORK/b" "$MIB"
+plaintext "$WORK/c" "$MIB"
+plaintext "$WORK/d" "$MIB"
+
+# put FILE DEV AT BS: FILE at byte AT of DEV, O_DIRECT writes of BS bytes
+put() {
+	dd if="$1" of="$2" bs="$4" seek=$(($3 / $4)) oflag=direct conv=notrunc,fsync \
+		status=none
+}
+# same FILE DEV AT: DEV holds FILE at byte AT (read with O_DIRECT)
+same() {
+	dd if="$2" bs=64k count=$(($(stat -c %s "$1") / 65536)) skip=$(($3 / 65536)) \
+		iflag=direct status=none | cmp -s - "$1"
+}
+hits() { status_field "$1" aead_mask_hit; }
+# ns_per_sector DEV SIZE: the writes' cipher time per sector, for the record
+ns_per_sector() {
+	echo $(($(status_field "$1" cipher_ns_encrypt) * $2 / $(status_field "$1" bytes_encrypted)))
+}
+# timed DEV SIZE: 16 rounds of 24 O_DIRECT writes of one sector, each
+# round after a pause that lets the refill finish: the writes' cipher time
+# per sector and the hits, for the record (timing under emulation is no
+# test)
+timed() {
+	local r
+	dmsetup message "$1" 0 stats reset
+	for r in $(seq 16); do
+		sleep 0.5
+		dd if="$WORK/a" of="/dev/mapper/$1" bs="$2" count=24 seek=$((r * 24)) \
+			oflag=direct conv=notrunc status=none
+	done
+	echo "$(ns_per_sector "$1" "$2") ns per sector, aead_mask_hit=$(hits "$1")"
+}
+misses() { status_field "$1" aead_mask_miss; }
+
+for spec in "capi:gcm(aes)-random 28 32" "capi:rfc4106(gcm(aes))-random 24 36"; do
+	set -- $spec
+	cipher=$1 tuple=$2 keylen=$3
+	for size in 512 4096; do
+		what="$cipher sector $size"
+		info "$what"
+		mkloop 16M
+		opts=0
+		[ "$size" = 512 ] || opts="1 block_size:$size"
+		dm_create vt-int "0 8 integrity $LOOP 0 $tuple D $opts"
+		len=$(dmsetup status vt-int | awk '{print $5}')
+		dmsetup reload vt-int --table "0 $len integrity $LOOP 0 $tuple D $opts"
+		dmsetup resume vt-int
+		feat="1 integrity:$tuple:aead"
+		[ "$size" = 512 ] || feat="2 integrity:$tuple:aead sector_size:$size"
+		keya=$(randhex "$keylen") keyb=$(randhex "$keylen")
+		int=$(majmin /dev/mapper/vt-int)
+		crypt="0 $len crypt $cipher $keya 0 $int 0 $feat"
+		veil="0 $len veil $cipher $keya 0 $int 0 $feat"
+
+		# Masks on: veil writes, dm-crypt reads; and the reverse.
+		kmsg_mark
+		dm_create vt-ae "$veil"
+		put "$WORK/a" /dev/mapper/vt-ae $MIB 4096
+		put "$WORK/a" /dev/mapper/vt-ae $((2 * MIB)) 65536
+		h=$(hits vt-ae) m=$(misses vt-ae)
+		[ "$h" -gt 0 ] || fail "$what: 2 MiB written through veil, aead_mask_hit=$h"
+		echo "ok: $what: veil wrote 2 MiB: aead_mask_hit=$h aead_mask_miss=$m"
+		! kmsg_since | grep -q "aead write masks off" ||
+			fail "$what: $(kmsg_since | grep 'aead write masks off')"
+		dm_remove vt-ae
+		dm_create vt-ae "$crypt"
+		same "$WORK/a" /dev/mapper/vt-ae $MIB && same "$WORK/a" /dev/mapper/vt-ae $((2 * MIB)) ||
+			fail "$what: dm-crypt does not read what veil wrote with masks"
+		put "$WORK/b" /dev/mapper/vt-ae $((3 * MIB)) 65536
+		dm_remove vt-ae
+		dm_create vt-ae "$veil"
+		same "$WORK/b" /dev/mapper/vt-ae $((3 * MIB)) ||
+			fail "$what: veil does not read what dm-crypt wrote"
+		echo "ok: $what: dm-crypt reads what veil wrote with masks, veil what dm-crypt wrote"
+
+		# Rekey: the pool full of key A's masks, then key B.
+		put "$WORK/a" /dev/mapper/vt-ae $((4 * MIB)) 4096
+		sleep 2
+		dmsetup suspend vt-ae
+		dmsetup message vt-ae 0 key wipe
+		dmsetup message vt-ae 0 key set "$keyb"
+		dmsetup resume vt-ae
+		dmsetup message vt-ae 0 stats reset
+		put "$WORK/c" /dev/mapper/vt-ae $((5 * MIB)) 4096
+		put "$WORK/c" /dev/mapper/vt-ae $((6 * MIB)) 65536
+		h=$(hits vt-ae) m=$(misses vt-ae)
+		[ "$h" -gt 0 ] || fail "$what: after the rekey, aead_mask_hit=$h"
+		info "$what: masks on: $(timed vt-ae "$size")"
+		info "$what: GHASH drivers in use: $(awk '/^driver/ { d = $3 } /^refcnt/ && $3 > 1 && d ~ /ghash/ { print d }' /proc/crypto | sort -u | tr '\n' ' ')"
+		dm_remove vt-ae
+		dm_create vt-ae "${crypt/$keya/$keyb}"
+		same "$WORK/c" /dev/mapper/vt-ae $((5 * MIB)) &&
+			same "$WORK/c" /dev/mapper/vt-ae $((6 * MIB)) ||
+			fail "$what: after key wipe and key set, dm-crypt with the new key does not read veil's writes"
+		dm_remove vt-ae
+		echo "ok: $what: key wipe, key set: aead_mask_hit=$h aead_mask_miss=$m, all read back through dm-crypt with the new key"
+
+		# Masks off.
+		dm_create vt-ae "0 $len veil $cipher $keya 0 $int 0 $((${feat%% *} + 1)) ${feat#* } aead_masks:0"
+		dmsetup table vt-ae | grep -q ' aead_masks:0$' ||
+			fail "$what: aead_masks:0 does not print back: $(dmsetup table vt-ae)"
+		put "$WORK/d" /dev/mapper/vt-ae $((7 * MIB)) 65536
+		[ "$(hits vt-ae)" = 0 ] && [ "$(misses vt-ae)" = 0 ] ||
+			fail "$what: aead_masks:0 counted hits or misses: $(dmsetup status vt-ae)"
+		info "$what: masks off: $(timed vt-ae "$size")"
+		dm_remove vt-ae
+		dm_create vt-ae "$crypt"
+		same "$WORK/d" /dev/mapper/vt-ae $((7 * MIB)) ||
+			fail "$what: with aead_masks:0, dm-crypt does not read what veil wrote"
+		dm_remove vt-ae
+		echo "ok: $what: aead_masks:0: no masks used, dm-crypt reads veil's writes"
+		dm_remove vt-int
+	done
+done
+
+info "the stack of cryptsetup luksFormat --cipher aes-gcm-random --integrity aead"
+head -c 32 /dev/urandom > "$WORK/pass"
+for size in 512 4096; do
+	what="luks2 aes-gcm-random aead sector $size"
+	mkloop 48M
+	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		--key-file "$WORK/pass" --cipher aes-gcm-random --integrity aead \
+		--integrity-no-wipe --sector-size "$size" "$LOOP"
+	_devs+=(vt-luks_dif vt-luks)
+	cryptsetup open --disable-keyring --key-file "$WORK/pass" "$LOOP" vt-luks
+	info "$what: $(dmsetup table vt-luks)"
+	table=$(dmsetup table --showkeys vt-luks)
+	dmsetup suspend vt-luks
+	dmsetup reload vt-luks --table "${table/ crypt / veil }"
+	dmsetup resume vt-luks
+	put "$WORK/a" /dev/mapper/vt-luks $MIB 65536
+	h=$(hits vt-luks)
+	[ "$h" -gt 0 ] || fail "$what: veil in cryptsetup's stack, aead_mask_hit=$h"
+	dmsetup suspend vt-luks
+	dmsetup reload vt-luks --table "$table"
+	dmsetup resume vt-luks
+	same "$WORK/a" /dev/mapper/vt-luks $MIB ||
+		fail "$what: dm-crypt does not read what veil wrote with masks"
+	dm_remove vt-luks
+	dm_remove vt-luks_dif
+	echo "ok: $what: veil in cryptsetup's stack: aead_mask_hit=$h, dm-crypt reads it back"
+done
+
+[ -z "$(kmsg_bad)" ] || fail "kernel log: $(kmsg_bad)"
