@@ -70,8 +70,9 @@ workloads=$(grep -v '^#' "$TOP/bench/jobs/workloads.txt")
 # crypt_targets DEV PREFIX SPEC KEY [OPTION]: "name:/dev/mapper/..." words;
 # OPTION (integrity:...) goes into every table.
 crypt_targets() {
-	local o=${5:+ $5} n=${5:+1}
-	map "$1" "$2-crypt" crypt "$3" "$4" "${5:+1 $5}"
+	local o=${5:+ $5} n=0
+	[ -z "${5:-}" ] || n=$(wc -w <<< "$5")
+	map "$1" "$2-crypt" crypt "$3" "$4" "${5:+$n $5}"
 	map "$1" "$2-nowq" crypt "$3" "$4" "$((2 + n))$o no_read_workqueue no_write_workqueue"
 	echo "dm-crypt:/dev/mapper/$2-crypt dm-crypt-nowq:/dev/mapper/$2-nowq"
 	if map "$1" "$2-hipri" crypt "$3" "$4" "$((1 + n))$o high_priority" 2> /dev/null; then
@@ -143,30 +144,38 @@ section async a "$(crypt_targets /dev/ram0 a "$ASYNC" "$KEY64") veil:/dev/mapper
 	"seq-write-1m-qd1 write 1m" "seq-read-1m-qd1 read 1m" "rand-read-4k-qd1 randread 4k"
 
 # Authenticated encryption over dm-integrity, as cryptsetup's --cipher
-# aes-gcm-random --integrity aead makes it (capi:gcm(aes)-random, 16
-# bytes of tag and 12 of IV per sector), dm-integrity in journal (J) and
-# direct (D) mode over a part of the ramdisk, fio over its first AEAD_MB
-# MiB: every target over the same dm-integrity device, written through
-# once before the rounds (a sector never written fails its tag check).
+# aes-gcm-random --integrity aead makes it on this ramdisk
+# (capi:gcm(aes)-random, 4096-byte sectors as its 4096-byte physical
+# blocks make cryptsetup choose, 16 bytes of tag and 12 of IV per
+# sector), dm-integrity in journal (J) and direct (D) mode over a part of
+# the ramdisk, fio over its first AEAD_MB MiB: every target over the
+# same dm-integrity device, written through once before the rounds (a
+# sector never written fails its tag check). veil-nomask is veil with
+# aead_masks:0 (no write masks).
 AEAD_MB=128
+AEAD_OPTS="integrity:28:aead sector_size:4096"
 dd if=/dev/zero of=/dev/ram0 bs=1M count=1 oflag=direct status=none
 dmsetup create i-part --table "0 $(((AEAD_MB + 16) * 2048)) linear /dev/ram0 0"
 for mode in J D; do
 	dev=aead${mode,,}
-	dmsetup create i-$mode --table "0 8 integrity /dev/mapper/i-part 0 28 $mode 0"
+	itable="integrity /dev/mapper/i-part 0 28 $mode 1 block_size:4096"
+	dmsetup create i-$mode --table "0 8 $itable"
 	len=$(dmsetup status i-$mode | awk '{ print $5 }')
-	dmsetup reload i-$mode --table "0 $len integrity /dev/mapper/i-part 0 28 $mode 0"
+	dmsetup reload i-$mode --table "0 $len $itable"
 	dmsetup resume i-$mode
 	ae_targets="$(crypt_targets /dev/mapper/i-$mode i$mode 'capi:gcm(aes)-random' \
-		"$KEY32" integrity:28:aead)"
+		"$KEY32" "$AEAD_OPTS")"
 	map /dev/mapper/i-$mode i$mode-veil veil 'capi:gcm(aes)-random' "$KEY32" \
-		"1 integrity:28:aead"
+		"2 $AEAD_OPTS"
 	# and veil decrypting in dm-integrity's completion, as dm-crypt's
 	# no_read_workqueue does (by default veil hands such a read to its
 	# crypt queue rather than use another driver's thread)
 	map /dev/mapper/i-$mode i$mode-vnowq veil 'capi:gcm(aes)-random' "$KEY32" \
-		"3 integrity:28:aead no_read_workqueue no_write_workqueue"
+		"4 $AEAD_OPTS no_read_workqueue no_write_workqueue"
+	map /dev/mapper/i-$mode i$mode-vnomask veil 'capi:gcm(aes)-random' "$KEY32" \
+		"3 $AEAD_OPTS aead_masks:0"
 	ae_targets="$ae_targets veil:/dev/mapper/i$mode-veil veil-nowq:/dev/mapper/i$mode-vnowq"
+	ae_targets="$ae_targets veil-nomask:/dev/mapper/i$mode-vnomask"
 	head -c $((len * 512)) /dev/zero | dd of=/dev/mapper/i$mode-crypt bs=1M \
 		iflag=fullblock oflag=direct status=none
 	for round in $(seq 1 "$ROUNDS"); do
@@ -180,7 +189,7 @@ for mode in J D; do
 		done
 		log "$dev round $round done"
 	done
-	dmsetup status i$mode-veil >> "$RES/env-$CPUS.txt"
+	echo "$dev veil: $(dmsetup status i$mode-veil)" >> "$RES/env-$CPUS.txt"
 	for d in $(dmsetup ls | awk -v p="^i$mode-" '$1 ~ p { print $1 }'); do
 		dmsetup remove --retry "$d"
 	done

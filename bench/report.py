@@ -15,7 +15,7 @@ import sys
 from plots import grouped_bars
 
 TARGETS = ["raw", "dm-crypt", "dm-crypt-nowq", "dm-crypt-hipri", "veil",
-           "veil-nowq", "veil-no-ahead", "veil-ahead-1m"]
+           "veil-nowq", "veil-nomask", "veil-no-ahead", "veil-ahead-1m"]
 CRYPTS = ["dm-crypt", "dm-crypt-nowq", "dm-crypt-hipri"]
 LABEL = {"dm-crypt": "dm-crypt default", "dm-crypt-nowq": "dm-crypt no_*_workqueue",
          "dm-crypt-hipri": "dm-crypt high_priority"}
@@ -175,6 +175,19 @@ def kernel_major(res):
         return (0, 0)
 
 
+def mask_counters(res):
+    """{dev: (aead_mask_hit, aead_mask_miss)} from the veil status lines in env-2.txt."""
+    out = {}
+    try:
+        with open(os.path.join(res, "env-2.txt")) as f:
+            for m in re.finditer(r"^(aead[jd]) veil: .*aead_mask_hit=(\d+) aead_mask_miss=(\d+)",
+                                 f.read(), re.M):
+                out[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+    except OSError:
+        pass
+    return out
+
+
 def goals(runs, res):
     out = []
     kmaj = kernel_major(res)
@@ -214,12 +227,17 @@ def goals(runs, res):
                 line(f"null cipher {w}: veil's p50 against dm-crypt no_*_workqueue's",
                      f"≤ {med(c, 'p50'):.0f} µs", f"{med(v, 'p50'):.0f} µs",
                      med(v, "p50") <= med(c, "p50"))
+    masks = mask_counters(res)
     for dev in ("aeadj", "aeadd"):
         w = "seq-write-1m-qd1"
         v, best = runs.get((2, dev, w, "veil")), best_crypt(runs, 2, dev, w)
         if v and best:
             r = med(v, "mbs") / best[1]
             line(f"{dev} {w}: veil / best dm-crypt", "≥ 1.50x", f"{r:.2f}x", r >= 1.5)
+        if dev in masks:
+            hit, miss = masks[dev]
+            line(f"{dev}: writes' sectors through a write mask (aead_mask_hit of hit + miss)",
+                 "> 0", f"{hit} of {hit + miss}", hit > 0)
     w = "rand-read-64k-qd1"
     raw, c, v = (runs.get((2, "nullblk", w, t)) for t in ("raw", "dm-crypt", "veil"))
     if raw and c and v:
