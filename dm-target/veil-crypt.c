@@ -267,8 +267,10 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 	/*
 	 * A write sector of gcm(aes) or rfc4106(gcm(aes)) with a random IV:
 	 * a mask made ahead leaves only the XOR and GHASH (veil-masks.c).
+	 * Not for a write shared with helpers: it keeps the CPUs busy, and
+	 * the masks' refill would take its time from the write.
 	 */
-	if (encrypt && w && vc->masks &&
+	if (encrypt && w && vc->masks && !io->shared &&
 	    veil_masks_encrypt(vc, sector, r->sg_in, r->sg_out, tuple)) {
 		veil_window_put(vc, w, r);
 		return 0;

@@ -131,7 +131,7 @@ static void veil_write_start(struct veil_io *io, enum veil_where where)
 	/* The job ends at once, with the error, if the payload failed. */
 	if (io->tags && veil_integrity_attach(io, io->out))
 		io->error = true;
-	veil_helpers_offer(io, veil_helpers_wanted(io, true));
+	io->shared = veil_helpers_offer(io, veil_helpers_wanted(io, true));
 	veil_job_run(io, where, false);
 }
 

@@ -44,6 +44,8 @@
  *	finishes the job.
  * @node: entry in vc->jobs while @listed and chunks are unclaimed.
  * @listed: offered to helpers: claims take vc->jobs_lock from then on.
+ * @shared: a write that helpers were woken for (or found running): its
+ *	sectors take no write mask (veil-masks.c).
  * @error: a cipher call or the device read failed; later chunks are skipped.
  * @bad_tag: an AEAD sector's tag did not match: the bio ends with
  *	BLK_STS_PROTECTION.
@@ -85,6 +87,7 @@ struct veil_io {
 	atomic_t pending;
 	struct list_head node;
 	bool listed;
+	bool shared;
 	bool error;
 	bool bad_tag;
 	bool recheck;
