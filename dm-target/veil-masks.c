@@ -31,8 +31,9 @@
  * - The pool is fixed at table load: aead_masks slots of one IV, 16 bytes
  *   of tag mask and sector_size bytes of keystream each. Nothing on the
  *   I/O path allocates, waits or sleeps here.
- * - A slot is used once: taken under @lock (a write, in process context:
- *   veil_map(), a helper or a queue runner; never an interrupt), its
+ * - A slot is used once: taken under @lock (a write: veil_map(), a helper
+ *   or a queue runner; never a hard interrupt, and bottom halves are
+ *   kept off while the lock is held, as dm may map a bio from one), its
  *   bytes cleared with memzero_explicit() right after its sector is
  *   encrypted, then given back as free.
  * - One work item per target makes them, on its own unbound queue (which
@@ -257,30 +258,30 @@ static void veil_masks_refill(struct work_struct *work)
 	int ret;
 
 	for (;;) {
-		spin_lock(&m->lock);
+		spin_lock_bh(&m->lock);
 		if (!m->active || !m->nr_free) {
-			spin_unlock(&m->lock);
+			spin_unlock_bh(&m->lock);
 			return;
 		}
 		idx = m->free[--m->nr_free];
 		gen = m->gen;
-		spin_unlock(&m->lock);
+		spin_unlock_bh(&m->lock);
 
 		slot = &m->slots[idx];
 		ret = veil_mask_fill(m, slot, NULL);
 		slot->gen = gen;
 
-		spin_lock(&m->lock);
+		spin_lock_bh(&m->lock);
 		made = !ret && m->active && gen == m->gen;
 		if (made)
 			m->ready[m->nr_ready++] = idx;
-		spin_unlock(&m->lock);
+		spin_unlock_bh(&m->lock);
 		if (!made) {
 			/* Stopped meanwhile, or the cipher failed: drop it. */
 			veil_mask_clear(m, slot);
-			spin_lock(&m->lock);
+			spin_lock_bh(&m->lock);
 			m->free[m->nr_free++] = idx;
-			spin_unlock(&m->lock);
+			spin_unlock_bh(&m->lock);
 			if (ret)
 				DMERR_LIMIT("aead write masks: ctr(aes) failed (%d)",
 					    ret);
@@ -317,9 +318,9 @@ bool veil_masks_encrypt(struct veil_c *vc, sector_t sector,
 
 	if (!m)
 		return false;
-	spin_lock(&m->lock);
+	spin_lock_bh(&m->lock);
 	if (!m->active) {
-		spin_unlock(&m->lock);
+		spin_unlock_bh(&m->lock);
 		return false;
 	}
 	slot = NULL;
@@ -334,7 +335,7 @@ bool veil_masks_encrypt(struct veil_c *vc, sector_t sector,
 		m->free[m->nr_free++] = idx;
 	}
 	low = m->nr_ready < m->nr / 2;
-	spin_unlock(&m->lock);
+	spin_unlock_bh(&m->lock);
 	if (low)
 		queue_work(m->wq, &m->refill);
 	if (!slot) {
@@ -358,9 +359,9 @@ bool veil_masks_encrypt(struct veil_c *vc, sector_t sector,
 	}
 	memzero_explicit(tag, sizeof(tag));
 	veil_mask_clear(m, slot);
-	spin_lock(&m->lock);
+	spin_lock_bh(&m->lock);
 	m->free[m->nr_free++] = idx;
-	spin_unlock(&m->lock);
+	spin_unlock_bh(&m->lock);
 	if (ret) {
 		this_cpu_inc(vc->stats->aead_mask_miss);
 		return false;
@@ -492,18 +493,18 @@ void veil_masks_stop(struct veil_c *vc)
 
 	if (!m)
 		return;
-	spin_lock(&m->lock);
+	spin_lock_bh(&m->lock);
 	m->active = false;
 	m->gen++;
-	spin_unlock(&m->lock);
+	spin_unlock_bh(&m->lock);
 	cancel_work_sync(&m->refill);
 
-	spin_lock(&m->lock);
+	spin_lock_bh(&m->lock);
 	m->nr_ready = 0;
 	for (i = 0; i < m->nr; i++)
 		m->free[i] = i;
 	m->nr_free = m->nr;
-	spin_unlock(&m->lock);
+	spin_unlock_bh(&m->lock);
 	for (i = 0; i < m->nr; i++)
 		veil_mask_clear(m, &m->slots[i]);
 	veil_masks_forget_key(m);
@@ -554,9 +555,9 @@ void veil_masks_start(struct veil_c *vc, const u8 *key, unsigned int size)
 	if (ret)
 		goto off;
 
-	spin_lock(&m->lock);
+	spin_lock_bh(&m->lock);
 	m->active = true;
-	spin_unlock(&m->lock);
+	spin_unlock_bh(&m->lock);
 	queue_work(m->wq, &m->refill);
 	return;
 off:
