@@ -29,8 +29,20 @@
  *   the next key. A write that finds no ready mask, or finds the masks
  *   off, encrypts through the AEAD as before (veil-crypt.c).
  * - The pool is fixed at table load: aead_masks slots of one IV, 16 bytes
- *   of tag mask and sector_size bytes of keystream each. Nothing on the
- *   I/O path allocates, waits or sleeps here.
+ *   of tag mask and sector_size bytes of keystream each (one buffer per
+ *   slot: the ctr(aes) driver writes nothing else's cache lines). Nothing
+ *   on the I/O path allocates, waits or sleeps here.
+ * - An IV drawn ahead must not outlive the random state it came from: a
+ *   restored VM snapshot (the kernel's vmfork notifier, after it reseeds)
+ *   or hibernation image (the PM notifier, after the restore) holds its
+ *   ready slots a second time, so both discard every ready slot
+ *   (veil_masks_drain()); slots are made only once the RNG is
+ *   initialized, and the refill queue is freezable.
+ * - Masks need the architecture's GHASH ("__ghash", x86's PCLMULQDQ code,
+ *   constant-time), called only where crypto_simd_usable(); without it,
+ *   in FIPS mode, or where SIMD is unusable at a write, the write goes
+ *   through the table's AEAD (the generic ghash is table-driven and
+ *   slower than gcm(aes)).
  * - A slot is used once: taken under @lock (a write: veil_map(), a helper
  *   or a queue runner; never a hard interrupt, and bottom halves are
  *   kept off while the lock is held, as dm may map a bio from one), its
@@ -45,13 +57,19 @@
  * - Keys: veil_masks_stop() (before every key set and key wipe, while the
  *   device is suspended, and at destruction) turns the masks off, bumps
  *   the generation, waits for the work item, clears every slot and gives
- *   the masks' own transforms a random key. veil_masks_start() after a
+ *   the masks' own transforms a random key (it needs the device
+ *   suspended: it checks that no write holds a slot). veil_masks_start() after a
  *   key set keys them, runs the self-test and turns them on. A slot
  *   carries the generation it was made in; the work item makes a slot
  *   ready and a write takes it only in the current generation, so no
  *   slot of an older key is ever used.
  */
+#include <linux/fips.h>
 #include <linux/highmem.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
+#include <linux/sched/mm.h>
+#include <linux/suspend.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -82,14 +100,13 @@
 /**
  * struct veil_mask - one slot: what a write needs besides its data
  * @iv: the random IV (iv_size bytes).
- * @tag_mask: E_K(J0), the mask of the tag.
- * @ks: the data's keystream, sector_size bytes.
- * @gen: the generation of the key it was made with.
+ * @buf: ctr(aes)'s output: E_K(J0), the mask of the tag (16 bytes), then
+ *	the data's keystream (sector_size bytes).
+ * @gen: the generation it was made in.
  */
 struct veil_mask {
 	u8 iv[VEIL_GCM_BLOCK];
-	u8 tag_mask[VEIL_GCM_BLOCK];
-	u8 *ks;
+	u8 *buf;
 	u64 gen;
 };
 
@@ -97,15 +114,12 @@ struct veil_mask {
  * struct veil_masks - the write masks of one target
  * @vc: the target.
  * @ctr: ctr(aes), keyed with the AES part of the key.
- * @ghash: GHASH, keyed with H; used by writes, one descriptor each.
- * @ghash_simd: the architecture's GHASH (x86's PCLMULQDQ code,
- *	"__ghash", which the async "ghash-clmulni" wraps), keyed with H;
- *	NULL where there is none or the self-test found it differs. The
- *	kernel offers it only as an internal algorithm, which must not be
- *	called where SIMD is unusable (an interrupt in the middle of another
- *	FPU section): a write checks crypto_simd_usable() and otherwise uses
- *	@ghash. A synchronous "ghash" is only the generic C code, several
- *	times slower under emulation than the gcm(aes) it would replace.
+ * @ghash: the architecture's GHASH (x86's PCLMULQDQ code, "__ghash",
+ *	which the async "ghash-clmulni" wraps), keyed with H; used by
+ *	writes, one descriptor each. The kernel offers it only as an
+ *	internal algorithm, which must not be called where SIMD is unusable
+ *	(an interrupt in the middle of another FPU section): a write checks
+ *	crypto_simd_usable() and otherwise takes no mask.
  * @req: @ctr's request: the work item's, or veil_masks_start()'s while
  *	the work item is stopped.
  * @scratch: the counter block of @req and H as it is made: kmalloc'd,
@@ -113,10 +127,14 @@ struct veil_mask {
  * @rfc4106: the AEAD is rfc4106(gcm(aes)): salt in the nonce, the IV
  *	outside the associated data.
  * @salt: rfc4106's salt, the key's last 4 bytes.
- * @lock: protects @active, @gen and the two stacks.
+ * @mutex: serializes veil_masks_stop() and veil_masks_drain(), which
+ *	both move slots between the stacks outside @lock.
+ * @lock: protects @active, @gen, @nr_held and the two stacks.
  * @active: the self-test passed with the current key: writes may take
  *	slots, the work item may make them.
- * @gen: bumped by every stop; a slot of another generation is never used.
+ * @gen: bumped by every stop and drain; a slot of another generation is
+ *	never used.
+ * @nr_held: slots taken by writes and not yet given back.
  * @nr: slots in @slots.
  * @slots: the pool.
  * @ready: indices of ready slots (a stack of @nr_ready).
@@ -125,20 +143,23 @@ struct veil_mask {
  * @nr_free: entries of @free.
  * @refill: the work item that makes slots ready.
  * @wq: its queue.
+ * @vmfork_nb: the kernel's vmfork notifier: veil_masks_drain().
+ * @pm_nb: the PM notifier: veil_masks_drain() around hibernation.
  */
 struct veil_masks {
 	struct veil_c *vc;
 	struct crypto_skcipher *ctr;
 	struct crypto_shash *ghash;
-	struct crypto_shash *ghash_simd;
 	struct skcipher_request *req;
 	u8 *scratch;
 	bool rfc4106;
 	u8 salt[VEIL_RFC4106_SALT_SIZE];
 
-	spinlock_t lock;	/* @active, @gen, @ready, @free */
+	struct mutex mutex;	/* stop and drain */
+	spinlock_t lock;	/* @active, @gen, @nr_held, @ready, @free */
 	bool active;
 	u64 gen;
+	unsigned int nr_held;
 	unsigned int nr;
 	struct veil_mask *slots;
 	unsigned int *ready;
@@ -148,6 +169,8 @@ struct veil_masks {
 
 	struct work_struct refill;
 	struct workqueue_struct *wq;
+	struct notifier_block vmfork_nb;
+	struct notifier_block pm_nb;
 };
 
 /* ctr(aes) of @len zero bytes into @dst from the counter in @scratch. */
@@ -173,8 +196,28 @@ static int veil_masks_ctr(struct veil_masks *m, struct scatterlist *dst,
 static void veil_mask_clear(struct veil_masks *m, struct veil_mask *slot)
 {
 	memzero_explicit(slot->iv, sizeof(slot->iv));
-	memzero_explicit(slot->tag_mask, sizeof(slot->tag_mask));
-	memzero_explicit(slot->ks, m->vc->sector_size);
+	memzero_explicit(slot->buf, VEIL_GCM_BLOCK + m->vc->sector_size);
+}
+
+/* Give a cleared slot back as free. */
+static void veil_mask_free(struct veil_masks *m, unsigned int idx)
+{
+	spin_lock_bh(&m->lock);
+	if (!WARN_ON_ONCE(m->nr_free >= m->nr))
+		m->free[m->nr_free++] = idx;
+	spin_unlock_bh(&m->lock);
+}
+
+/* Queue the refill if the masks are on and fewer than half are ready. */
+static void veil_masks_kick(struct veil_masks *m)
+{
+	bool low;
+
+	spin_lock_bh(&m->lock);
+	low = m->active && m->nr_ready * 2 < m->nr;
+	spin_unlock_bh(&m->lock);
+	if (low)
+		queue_work(m->wq, &m->refill);
 }
 
 /*
@@ -186,7 +229,7 @@ static int veil_mask_fill(struct veil_masks *m, struct veil_mask *slot,
 			  const u8 *iv)
 {
 	struct veil_c *vc = m->vc;
-	struct scatterlist dst[2];
+	struct scatterlist dst;
 	u8 *j0 = m->scratch;
 
 	if (iv)
@@ -202,10 +245,8 @@ static int veil_mask_fill(struct veil_masks *m, struct veil_mask *slot,
 	}
 	put_unaligned_be32(1, j0 + VEIL_GCM_IV_SIZE);
 
-	sg_init_table(dst, 2);
-	sg_set_buf(&dst[0], slot->tag_mask, VEIL_GCM_BLOCK);
-	sg_set_buf(&dst[1], slot->ks, vc->sector_size);
-	return veil_masks_ctr(m, dst, VEIL_GCM_BLOCK + vc->sector_size);
+	sg_init_one(&dst, slot->buf, VEIL_GCM_BLOCK + vc->sector_size);
+	return veil_masks_ctr(m, &dst, VEIL_GCM_BLOCK + vc->sector_size);
 }
 
 /*
@@ -224,7 +265,7 @@ static int veil_mask_compose(struct veil_masks *m, struct veil_mask *slot,
 	__be64 lens[2];
 	int ret;
 
-	crypto_xor_cpy(out, in, slot->ks, vc->sector_size);
+	crypto_xor_cpy(out, in, slot->buf + VEIL_GCM_BLOCK, vc->sector_size);
 
 	memcpy(ad, &sector, sizeof(sector));
 	if (!m->rfc4106) {
@@ -243,7 +284,7 @@ static int veil_mask_compose(struct veil_masks *m, struct veil_mask *slot,
 	shash_desc_zero(desc);
 	memzero_explicit(ad, sizeof(ad));
 	if (!ret)
-		crypto_xor(tag, slot->tag_mask, VEIL_GCM_BLOCK);
+		crypto_xor(tag, slot->buf, VEIL_GCM_BLOCK);
 	return ret;
 }
 
@@ -257,6 +298,9 @@ static void veil_masks_refill(struct work_struct *work)
 	u64 gen;
 	int ret;
 
+	/* No IV drawn ahead before the RNG is seeded: writes draw their own. */
+	if (!rng_is_initialized())
+		return;
 	for (;;) {
 		spin_lock_bh(&m->lock);
 		if (!m->active || !m->nr_free) {
@@ -277,17 +321,43 @@ static void veil_masks_refill(struct work_struct *work)
 			m->ready[m->nr_ready++] = idx;
 		spin_unlock_bh(&m->lock);
 		if (!made) {
-			/* Stopped meanwhile, or the cipher failed: drop it. */
+			/* Stopped or drained meanwhile, or the cipher failed. */
 			veil_mask_clear(m, slot);
-			spin_lock_bh(&m->lock);
-			m->free[m->nr_free++] = idx;
-			spin_unlock_bh(&m->lock);
+			veil_mask_free(m, idx);
 			if (ret)
-				DMERR_LIMIT("aead write masks: ctr(aes) failed (%d)",
-					    ret);
+				DMERR_LIMIT("%s: aead write masks: ctr(aes) failed (%d)",
+					    m->vc->dev->name, ret);
 			return;
 		}
 		cond_resched();
+	}
+}
+
+/*
+ * Take a ready slot of the current generation, or none (the masks off, or
+ * none ready); a slot of an older one (a drain meanwhile) is cleared and
+ * freed on the way.
+ */
+static struct veil_mask *veil_masks_take(struct veil_masks *m,
+					 unsigned int *idx)
+{
+	bool fresh;
+
+	for (;;) {
+		spin_lock_bh(&m->lock);
+		if (!m->active || !m->nr_ready) {
+			spin_unlock_bh(&m->lock);
+			return NULL;
+		}
+		*idx = m->ready[--m->nr_ready];
+		fresh = m->slots[*idx].gen == m->gen;
+		if (fresh)
+			m->nr_held++;
+		spin_unlock_bh(&m->lock);
+		if (fresh)
+			return &m->slots[*idx];
+		veil_mask_clear(m, &m->slots[*idx]);
+		veil_mask_free(m, *idx);
 	}
 }
 
@@ -299,55 +369,34 @@ static void veil_masks_refill(struct work_struct *work)
  * @out: where its ciphertext goes (one entry).
  * @tuple: the sector's metadata: tag, then IV, then zeros.
  *
- * Context: process (a write's runner or helper); never sleeps.
- * Return: true if the sector is encrypted; false if the masks are off or
- * no slot is ready (counted as a miss): the caller uses the AEAD.
+ * Context: a write's runner or helper, or veil_map(); never sleeps.
+ * Return: true if the sector is encrypted; false if the masks are off,
+ * SIMD is unusable here or no slot is ready (counted as a miss): the
+ * caller uses the AEAD.
  */
 bool veil_masks_encrypt(struct veil_c *vc, sector_t sector,
 			struct scatterlist *in, struct scatterlist *out,
 			u8 *tuple)
 {
 	struct veil_masks *m = vc->masks;
-	struct crypto_shash *ghash;
 	u8 tag[VEIL_GCM_BLOCK];
 	struct veil_mask *slot;
-	unsigned int idx = 0, used;
-	bool low;
+	unsigned int idx, used;
 	u8 *src, *dst;
 	int ret;
 
-	if (!m)
+	if (!m || !READ_ONCE(m->active))
 		return false;
-	spin_lock_bh(&m->lock);
-	if (!m->active) {
-		spin_unlock_bh(&m->lock);
-		return false;
-	}
-	slot = NULL;
-	while (m->nr_ready) {
-		idx = m->ready[--m->nr_ready];
-		if (likely(m->slots[idx].gen == m->gen)) {
-			slot = &m->slots[idx];
-			break;
-		}
-		/* Never happens: a stop clears every ready slot. */
-		veil_mask_clear(m, &m->slots[idx]);
-		m->free[m->nr_free++] = idx;
-	}
-	low = m->nr_ready < m->nr / 2;
-	spin_unlock_bh(&m->lock);
-	if (low)
-		queue_work(m->wq, &m->refill);
+	slot = crypto_simd_usable() ? veil_masks_take(m, &idx) : NULL;
+	veil_masks_kick(m);
 	if (!slot) {
 		this_cpu_inc(vc->stats->aead_mask_miss);
 		return false;
 	}
 
-	ghash = m->ghash_simd && crypto_simd_usable() ? m->ghash_simd :
-							m->ghash;
 	src = kmap_local_page(sg_page(in));
 	dst = kmap_local_page(sg_page(out));
-	ret = veil_mask_compose(m, slot, ghash, cpu_to_le64(sector),
+	ret = veil_mask_compose(m, slot, m->ghash, cpu_to_le64(sector),
 				src + in->offset, dst + out->offset, tag);
 	kunmap_local(dst);
 	kunmap_local(src);
@@ -360,8 +409,9 @@ bool veil_masks_encrypt(struct veil_c *vc, sector_t sector,
 	memzero_explicit(tag, sizeof(tag));
 	veil_mask_clear(m, slot);
 	spin_lock_bh(&m->lock);
-	m->free[m->nr_free++] = idx;
+	m->nr_held--;
 	spin_unlock_bh(&m->lock);
+	veil_mask_free(m, idx);
 	if (ret) {
 		this_cpu_inc(vc->stats->aead_mask_miss);
 		return false;
@@ -371,50 +421,30 @@ bool veil_masks_encrypt(struct veil_c *vc, sector_t sector,
 }
 
 /*
- * One sector through a mask made with @iv and through @ghash: 0 if it is
- * @want's ciphertext and tag.
- */
-static int veil_masks_selftest_one(struct veil_masks *m,
-				   struct crypto_shash *ghash, const u8 *iv,
-				   __le64 sector, const u8 *plain, u8 *out,
-				   const u8 *want)
-{
-	struct veil_c *vc = m->vc;
-	struct veil_mask *slot = &m->slots[0];
-	u8 tag[VEIL_GCM_BLOCK];
-	int ret;
-
-	ret = veil_mask_fill(m, slot, iv) ?:
-	      veil_mask_compose(m, slot, ghash, sector, plain, out, tag);
-	veil_mask_clear(m, slot);
-	if (!ret && (memcmp(out, want, vc->sector_size) ||
-		     memcmp(tag, want + vc->sector_size, vc->auth_size)))
-		ret = -EBADMSG;
-	memzero_explicit(tag, sizeof(tag));
-	memzero_explicit(out, vc->sector_size);
-	return ret;
-}
-
-/*
  * The self-test: one random sector with a random IV and sector number,
- * through the table's AEAD and through a mask, with each GHASH; 0 if the
- * ciphertexts and tags are the same. The architecture's GHASH is dropped
- * if it differs or cannot be tried here.
+ * through the table's AEAD and through a mask; 0 if the ciphertexts and
+ * tags are the same, -EBADMSG if not. Runs while the masks are off (slot
+ * 0 is free and not in the ready stack), possibly with the device
+ * suspended: its allocations do no I/O.
  */
 static int veil_masks_selftest(struct veil_masks *m)
 {
 	struct veil_c *vc = m->vc;
 	unsigned int ad_len = sizeof(__le64) + vc->iv_size;
 	unsigned int len = ad_len + vc->sector_size + vc->auth_size;
+	struct veil_mask *slot = &m->slots[0];
+	u8 *buf, *plain, *out, *iv, *want;
+	u8 tag[VEIL_GCM_BLOCK];
 	struct aead_request *req;
 	struct scatterlist sg;
-	u8 *buf, *plain, *out, *iv;
 	DECLARE_CRYPTO_WAIT(wait);
 	__le64 sector;
 	int ret;
 
-	buf = kmalloc(len + 2 * vc->sector_size + VEIL_GCM_BLOCK, GFP_KERNEL);
-	req = aead_request_alloc(vc->aead, GFP_KERNEL);
+	if (!crypto_simd_usable())
+		return -EOPNOTSUPP;
+	buf = kmalloc(len + 2 * vc->sector_size + VEIL_GCM_BLOCK, GFP_NOIO);
+	req = aead_request_alloc(vc->aead, GFP_NOIO);
 	if (!buf || !req) {
 		ret = -ENOMEM;
 		goto out;
@@ -422,6 +452,7 @@ static int veil_masks_selftest(struct veil_masks *m)
 	plain = buf + len;
 	out = plain + vc->sector_size;
 	iv = out + vc->sector_size;
+	want = buf + ad_len;
 	get_random_bytes(plain, vc->sector_size);
 	get_random_bytes(iv, vc->iv_size);
 	get_random_bytes(&sector, sizeof(sector));
@@ -429,7 +460,7 @@ static int veil_masks_selftest(struct veil_masks *m)
 	/* As veil-crypt.c lays a sector out for the AEAD, in place. */
 	memcpy(buf, &sector, sizeof(sector));
 	memcpy(buf + sizeof(sector), iv, vc->iv_size);
-	memcpy(buf + ad_len, plain, vc->sector_size);
+	memcpy(want, plain, vc->sector_size);
 	sg_init_one(&sg, buf, len);
 	aead_request_set_callback(req, CRYPTO_TFM_REQ_MAY_SLEEP |
 				  CRYPTO_TFM_REQ_MAY_BACKLOG,
@@ -442,18 +473,13 @@ static int veil_masks_selftest(struct veil_masks *m)
 	/* The AEAD may have changed its IV: the one stored is the table's. */
 	memcpy(iv, buf + sizeof(sector), vc->iv_size);
 
-	ret = veil_masks_selftest_one(m, m->ghash, iv, sector, plain, out,
-				      buf + ad_len);
-	if (ret || !m->ghash_simd)
-		goto out;
-	if (!crypto_simd_usable() ||
-	    veil_masks_selftest_one(m, m->ghash_simd, iv, sector, plain, out,
-				    buf + ad_len)) {
-		DMWARN("%s: aead write masks: %s differs from the AEAD, not used",
-		       vc->dev->name, crypto_shash_driver_name(m->ghash_simd));
-		crypto_free_shash(m->ghash_simd);
-		m->ghash_simd = NULL;
-	}
+	ret = veil_mask_fill(m, slot, iv) ?:
+	      veil_mask_compose(m, slot, m->ghash, sector, plain, out, tag);
+	veil_mask_clear(m, slot);
+	if (!ret && (memcmp(out, want, vc->sector_size) ||
+		     memcmp(tag, want + vc->sector_size, vc->auth_size)))
+		ret = -EBADMSG;
+	memzero_explicit(tag, sizeof(tag));
 out:
 	aead_request_free(req);
 	kfree_sensitive(buf);
@@ -473,9 +499,8 @@ static void veil_masks_forget_key(struct veil_masks *m)
 	if (crypto_skcipher_setkey(m->ctr, key, aes_len))
 		DMERR("aead write masks: ctr(aes) refused a random key");
 	get_random_bytes(key, VEIL_GCM_BLOCK);
-	crypto_shash_setkey(m->ghash, key, VEIL_GCM_BLOCK);
-	if (m->ghash_simd)
-		crypto_shash_setkey(m->ghash_simd, key, VEIL_GCM_BLOCK);
+	if (crypto_shash_setkey(m->ghash, key, VEIL_GCM_BLOCK))
+		DMERR("aead write masks: ghash refused a random key");
 	memzero_explicit(key, VEIL_MASKS_SCRATCH);
 	memzero_explicit(m->salt, sizeof(m->salt));
 }
@@ -493,6 +518,7 @@ void veil_masks_stop(struct veil_c *vc)
 
 	if (!m)
 		return;
+	mutex_lock(&m->mutex);
 	spin_lock_bh(&m->lock);
 	m->active = false;
 	m->gen++;
@@ -500,6 +526,8 @@ void veil_masks_stop(struct veil_c *vc)
 	cancel_work_sync(&m->refill);
 
 	spin_lock_bh(&m->lock);
+	/* A write holding a slot now would get it back twice: never. */
+	WARN_ON_ONCE(m->nr_held);
 	m->nr_ready = 0;
 	for (i = 0; i < m->nr; i++)
 		m->free[i] = i;
@@ -508,6 +536,55 @@ void veil_masks_stop(struct veil_c *vc)
 	for (i = 0; i < m->nr; i++)
 		veil_mask_clear(m, &m->slots[i]);
 	veil_masks_forget_key(m);
+	mutex_unlock(&m->mutex);
+}
+
+/*
+ * Discard every ready slot and make new ones: their IVs were drawn from a
+ * random state that a restored snapshot or image repeats. Writes go on
+ * meanwhile; a slot made before the new generation is never used.
+ */
+static void veil_masks_drain(struct veil_masks *m)
+{
+	unsigned int n, idx;
+
+	mutex_lock(&m->mutex);
+	spin_lock_bh(&m->lock);
+	m->gen++;
+	n = m->nr_ready;
+	spin_unlock_bh(&m->lock);
+	while (n--) {
+		spin_lock_bh(&m->lock);
+		if (!m->nr_ready) {
+			spin_unlock_bh(&m->lock);
+			break;
+		}
+		idx = m->ready[--m->nr_ready];
+		spin_unlock_bh(&m->lock);
+		veil_mask_clear(m, &m->slots[idx]);
+		veil_mask_free(m, idx);
+	}
+	mutex_unlock(&m->mutex);
+	veil_masks_kick(m);
+}
+
+static int veil_masks_vmfork(struct notifier_block *nb, unsigned long action,
+			     void *data)
+{
+	veil_masks_drain(container_of(nb, struct veil_masks, vmfork_nb));
+	return NOTIFY_DONE;
+}
+
+static int veil_masks_pm(struct notifier_block *nb, unsigned long action,
+			 void *data)
+{
+	struct veil_masks *m = container_of(nb, struct veil_masks, pm_nb);
+
+	/* Before the image is made, and in the kernel restored from it. */
+	if (action == PM_HIBERNATION_PREPARE || action == PM_POST_HIBERNATION ||
+	    action == PM_POST_RESTORE)
+		veil_masks_drain(m);
+	return NOTIFY_DONE;
 }
 
 /**
@@ -546,8 +623,6 @@ void veil_masks_start(struct veil_c *vc, const u8 *key, unsigned int size)
 	sg_init_one(&dst, h, VEIL_GCM_BLOCK);
 	ret = veil_masks_ctr(m, &dst, VEIL_GCM_BLOCK) ?:
 	      crypto_shash_setkey(m->ghash, h, VEIL_GCM_BLOCK);
-	if (!ret && m->ghash_simd)
-		ret = crypto_shash_setkey(m->ghash_simd, h, VEIL_GCM_BLOCK);
 	memzero_explicit(h, VEIL_GCM_BLOCK);
 	if (ret)
 		goto off;
@@ -564,7 +639,8 @@ off:
 	veil_masks_forget_key(m);
 	DMWARN("%s: aead write masks off: %s (%d)", vc->dev->name,
 	       ret == -EBADMSG ? "self-test differs from the AEAD" :
-				 "cannot key or test them", ret);
+	       ret == -EOPNOTSUPP ? "SIMD unusable for the self-test" :
+				    "cannot key or test them", ret);
 }
 
 /* Whether the masks can make the table's AEAD: gcm(aes), rfc4106 of it. */
@@ -572,7 +648,9 @@ static bool veil_masks_fit(struct veil_c *vc, bool *rfc4106)
 {
 	const char *name;
 
-	if (!vc->aead || vc->iv_mode != VEIL_IV_RANDOM || vc->mac_key_size ||
+	/* FIPS mode: GCM only from the kernel's validated gcm(aes). */
+	if (fips_enabled || !vc->aead || vc->iv_mode != VEIL_IV_RANDOM ||
+	    vc->mac_key_size ||
 	    !vc->aead_masks || !vc->auth_size ||
 	    vc->auth_size > VEIL_GCM_BLOCK || vc->iv_stored != vc->iv_size)
 		return false;
@@ -609,24 +687,26 @@ int veil_masks_init(struct dm_target *ti, struct veil_c *vc)
 	vc->masks = m;
 	m->vc = vc;
 	m->rfc4106 = rfc4106;
+	mutex_init(&m->mutex);
 	spin_lock_init(&m->lock);
 	INIT_WORK(&m->refill, veil_masks_refill);
 	m->nr = vc->aead_masks;
-	m->slots = kcalloc(m->nr, sizeof(*m->slots), GFP_KERNEL);
-	m->ready = kcalloc(m->nr, sizeof(*m->ready), GFP_KERNEL);
-	m->free = kcalloc(m->nr, sizeof(*m->free), GFP_KERNEL);
+	m->slots = kvcalloc(m->nr, sizeof(*m->slots), GFP_KERNEL);
+	m->ready = kvcalloc(m->nr, sizeof(*m->ready), GFP_KERNEL);
+	m->free = kvcalloc(m->nr, sizeof(*m->free), GFP_KERNEL);
 	m->scratch = kzalloc(VEIL_MASKS_SCRATCH, GFP_KERNEL);
 	if (!m->slots || !m->ready || !m->free || !m->scratch)
 		goto nomem;
 	for (i = 0; i < m->nr; i++) {
-		m->slots[i].ks = kzalloc(vc->sector_size, GFP_KERNEL);
-		if (!m->slots[i].ks)
+		m->slots[i].buf = kzalloc(VEIL_GCM_BLOCK + vc->sector_size,
+					  GFP_KERNEL);
+		if (!m->slots[i].buf)
 			goto nomem;
 		m->free[i] = i;
 	}
 	m->nr_free = m->nr;
 	/* Background work, waited for by nobody: no WQ_MEM_RECLAIM. */
-	m->wq = alloc_workqueue("kveild_mask/%s", WQ_UNBOUND, 1,
+	m->wq = alloc_workqueue("kveild_mask/%s", WQ_UNBOUND | WQ_FREEZABLE, 1,
 				dm_table_device_name(ti->table));
 	if (!m->wq)
 		goto nomem;
@@ -638,24 +718,25 @@ int veil_masks_init(struct dm_target *ti, struct veil_c *vc)
 		m->ctr = NULL;
 		goto missing;
 	}
-	m->ghash = crypto_alloc_shash("ghash", 0, 0);
+	/* The architecture's GHASH is in the module that offers "ghash". */
+	request_module("crypto-ghash");
+	m->ghash = crypto_alloc_shash("__ghash", CRYPTO_ALG_INTERNAL,
+				      CRYPTO_ALG_INTERNAL);
 	if (IS_ERR(m->ghash)) {
 		m->ghash = NULL;
 		goto missing;
 	}
-	/* Looking "ghash" up loads the architecture's module, if any. */
-	crypto_has_ahash("ghash", 0, 0);
-	m->ghash_simd = crypto_alloc_shash("__ghash", CRYPTO_ALG_INTERNAL,
-					   CRYPTO_ALG_INTERNAL);
-	if (IS_ERR(m->ghash_simd))
-		m->ghash_simd = NULL;
 	m->req = skcipher_request_alloc(m->ctr, GFP_KERNEL);
 	if (!m->req)
 		goto nomem;
 	veil_masks_start(vc, vc->key.bytes, vc->key.size);
+	m->vmfork_nb.notifier_call = veil_masks_vmfork;
+	register_random_vmfork_notifier(&m->vmfork_nb);
+	m->pm_nb.notifier_call = veil_masks_pm;
+	register_pm_notifier(&m->pm_nb);
 	return 0;
 missing:
-	DMWARN("%s: aead write masks off: no ctr(aes) or ghash",
+	DMWARN("%s: aead write masks off: no ctr(aes) or architecture GHASH",
 	       vc->dev->name);
 	veil_masks_exit(vc);
 	return 0;
@@ -675,6 +756,10 @@ void veil_masks_exit(struct veil_c *vc)
 
 	if (!m)
 		return;
+	if (m->pm_nb.notifier_call) {
+		unregister_pm_notifier(&m->pm_nb);
+		unregister_random_vmfork_notifier(&m->vmfork_nb);
+	}
 	if (m->ctr && m->ghash && m->req)
 		veil_masks_stop(vc);
 	else
@@ -682,14 +767,12 @@ void veil_masks_exit(struct veil_c *vc)
 	if (m->wq)
 		destroy_workqueue(m->wq);
 	for (i = 0; m->slots && i < m->nr; i++)
-		kfree_sensitive(m->slots[i].ks);
-	kfree_sensitive(m->slots);
-	kfree(m->ready);
-	kfree(m->free);
+		kfree_sensitive(m->slots[i].buf);
+	kvfree_sensitive(m->slots, m->nr * sizeof(*m->slots));
+	kvfree(m->ready);
+	kvfree(m->free);
 	kfree_sensitive(m->scratch);
 	skcipher_request_free(m->req);
-	if (m->ghash_simd)
-		crypto_free_shash(m->ghash_simd);
 	if (m->ghash)
 		crypto_free_shash(m->ghash);
 	if (m->ctr)
