@@ -210,7 +210,9 @@ for masks in 1 64; do
 		dmsetup resume vt-ae
 	done
 	h=$(hits vt-ae) m=$(misses vt-ae)
-	[ "$h" -gt 0 ] || fail "$what: aead_mask_hit=$h aead_mask_miss=$m"
+	# More hits than keys: the refill ran again after the first slot
+	# (three keys each made one slot at their key set).
+	[ "$h" -gt 3 ] || fail "$what: aead_mask_hit=$h aead_mask_miss=$m"
 	dm_remove vt-ae
 	dups=$(python3 - "$LOOP" <<'PY'
 import collections, sys
