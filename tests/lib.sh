@@ -304,6 +304,13 @@ verify_files() {
 	(cd "$1" && sha256sum --quiet -c "$WORK/sums") || fail "files in $1 changed"
 }
 
+# arch_ghash: the kernel has the architecture's GHASH (x86's __ghash, in
+# the module that offers "ghash"), which veil's write masks need
+arch_ghash() {
+	modprobe ghash-clmulni-intel 2>/dev/null || true
+	grep -q '^name *: __ghash$' /proc/crypto
+}
+
 # status_field NAME FIELD: one key=value field of a veil device's status
 status_field() { dmsetup status "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 

@@ -146,7 +146,12 @@ for size in 512 4096; do
 	[ "$(cut -c 1-32 "$WORK/tuples" | sort -u | wc -l)" = 64 ] ||
 		fail "sector $size: 64 writes of the same data stored fewer than 64 tags"
 	h=$(status_field vt-ae aead_mask_hit)
-	[ "$h" -gt 0 ] || fail "sector $size: 67 writes through veil, aead_mask_hit=$h"
+	# No masks without the architecture's GHASH (the debug kernel).
+	if arch_ghash; then
+		[ "$h" -gt 0 ] || fail "sector $size: 67 writes through veil, aead_mask_hit=$h"
+	else
+		[ "$h" = 0 ] || fail "sector $size: no architecture GHASH, yet aead_mask_hit=$h"
+	fi
 	echo "ok: 64 writes of sector $N: 64 IVs, 64 tags (aead_mask_hit=$h)"
 	dm_remove vt-ae
 

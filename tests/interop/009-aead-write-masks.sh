@@ -48,6 +48,23 @@ same() {
 		iflag=direct status=none | cmp -s - "$1"
 }
 hits() { status_field "$1" aead_mask_hit; }
+# Masks need the architecture's GHASH (lib.sh's arch_ghash); a kernel
+# without it (the debug kernel's config) has none, and every write goes through the AEAD: the checks below still
+# read every write back through the other target, and count no hit.
+ARCH_GHASH=0
+arch_ghash && ARCH_GHASH=1
+[ "$ARCH_GHASH" = 1 ] || info "no architecture GHASH in this kernel: write masks off, no hit expected"
+# hits_ok DEV MIN WHAT: DEV counted more than MIN hits (none without the
+# architecture's GHASH, where its masks are off)
+hits_ok() {
+	local h m
+	h=$(hits "$1") m=$(misses "$1")
+	if [ "$ARCH_GHASH" = 1 ]; then
+		[ "$h" -gt "$2" ] || fail "$3: aead_mask_hit=$h aead_mask_miss=$m, want more than $2"
+	else
+		[ "$h" = 0 ] && [ "$m" = 0 ] || fail "$3: masks off, yet aead_mask_hit=$h aead_mask_miss=$m"
+	fi
+}
 # ns_per_sector DEV SIZE: the writes' cipher time per sector, for the record
 ns_per_sector() {
 	echo $(($(status_field "$1" cipher_ns_encrypt) * $2 / $(status_field "$1" bytes_encrypted)))
@@ -93,11 +110,15 @@ for spec in "capi:gcm(aes)-random 28 32" "capi:rfc4106(gcm(aes))-random 24 36"; 
 		dm_create vt-ae "$veil"
 		put "$WORK/a" /dev/mapper/vt-ae $MIB 4096
 		put "$WORK/a" /dev/mapper/vt-ae $((2 * MIB)) 65536
-		h=$(hits vt-ae) m=$(misses vt-ae)
-		[ "$h" -gt 0 ] || fail "$what: 2 MiB written through veil, aead_mask_hit=$h"
-		echo "ok: $what: veil wrote 2 MiB: aead_mask_hit=$h aead_mask_miss=$m"
-		! kmsg_since | grep -q "aead write masks off" ||
-			fail "$what: $(kmsg_since | grep 'aead write masks off')"
+		hits_ok vt-ae 0 "$what: 2 MiB written through veil"
+		echo "ok: $what: veil wrote 2 MiB: aead_mask_hit=$(hits vt-ae) aead_mask_miss=$(misses vt-ae)"
+		if [ "$ARCH_GHASH" = 1 ]; then
+			! kmsg_since | grep -q "aead write masks off" ||
+				fail "$what: $(kmsg_since | grep 'aead write masks off')"
+		else
+			kmsg_since | grep -q "aead write masks off: no ctr(aes) or architecture GHASH" ||
+				fail "$what: no architecture GHASH, and no log line saying the masks are off"
+		fi
 		dm_remove vt-ae
 		dm_create vt-ae "$crypt"
 		same "$WORK/a" /dev/mapper/vt-ae $MIB && same "$WORK/a" /dev/mapper/vt-ae $((2 * MIB)) ||
@@ -119,8 +140,8 @@ for spec in "capi:gcm(aes)-random 28 32" "capi:rfc4106(gcm(aes))-random 24 36"; 
 		dmsetup message vt-ae 0 stats reset
 		put "$WORK/c" /dev/mapper/vt-ae $((5 * MIB)) 4096
 		put "$WORK/c" /dev/mapper/vt-ae $((6 * MIB)) 65536
+		hits_ok vt-ae 0 "$what: after the rekey"
 		h=$(hits vt-ae) m=$(misses vt-ae)
-		[ "$h" -gt 0 ] || fail "$what: after the rekey, aead_mask_hit=$h"
 		info "$what: masks on: $(timed vt-ae "$size")"
 		info "$what: GHASH drivers in use: $(awk '/^driver/ { d = $3 } /^refcnt/ && $3 > 1 && d ~ /ghash/ { print d }' /proc/crypto | sort -u | tr '\n' ' ')"
 		dm_remove vt-ae
@@ -165,8 +186,8 @@ for size in 512 4096; do
 	dmsetup reload vt-luks --table "${table/ crypt / veil }"
 	dmsetup resume vt-luks
 	put "$WORK/a" /dev/mapper/vt-luks $MIB 4096
+	hits_ok vt-luks 0 "$what: veil in cryptsetup's stack"
 	h=$(hits vt-luks)
-	[ "$h" -gt 0 ] || fail "$what: veil in cryptsetup's stack, aead_mask_hit=$h"
 	dmsetup suspend vt-luks
 	dmsetup reload vt-luks --table "$table"
 	dmsetup resume vt-luks
@@ -209,10 +230,10 @@ for masks in 1 64; do
 		dmsetup message vt-ae 0 key set "$key"
 		dmsetup resume vt-ae
 	done
-	h=$(hits vt-ae) m=$(misses vt-ae)
 	# More hits than keys: the refill ran again after the first slot
 	# (three keys each made one slot at their key set).
-	[ "$h" -gt 3 ] || fail "$what: aead_mask_hit=$h aead_mask_miss=$m"
+	hits_ok vt-ae 3 "$what"
+	h=$(hits vt-ae) m=$(misses vt-ae)
 	dm_remove vt-ae
 	dups=$(python3 - "$LOOP" <<'PY'
 import collections, sys
