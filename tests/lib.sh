@@ -304,6 +304,21 @@ verify_files() {
 	(cd "$1" && sha256sum --quiet -c "$WORK/sums") || fail "files in $1 changed"
 }
 
+# integrity NAME DEV TAG MODE SECTOR [HASH]: dm-integrity by hand, whole
+# device, external tags (with HASH, its internal hash); dm-integrity
+# formats it on first load. Its length goes to INT_LEN.
+integrity() {
+	local opts=() len
+	[ "$5" = 512 ] || opts+=("block_size:$5")
+	[ -z "${6:-}" ] || opts+=("internal_hash:$6")
+	opts="${#opts[@]} ${opts[*]}"
+	dm_create "$1" "0 8 integrity $2 0 $3 $4 $opts"
+	len=$(dmsetup status "$1" | awk '{print $5}')
+	dmsetup reload "$1" --table "0 $len integrity $2 0 $3 $4 $opts"
+	dmsetup resume "$1"
+	INT_LEN=$len
+}
+
 # arch_ghash: the kernel has the architecture's GHASH (x86's __ghash, in
 # the module that offers "ghash"), which veil's write masks need
 arch_ghash() {

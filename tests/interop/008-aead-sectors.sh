@@ -100,12 +100,11 @@ N=100
 for size in 512 4096; do
 	info "sectors of $size bytes"
 	mkloop 16M
+	integrity vt-int "$LOOP" 28 D "$size"
+	len=$INT_LEN
+	# dm-integrity's optional words, to load it again below
 	opts=0
 	[ "$size" = 512 ] || opts="1 block_size:$size"
-	dm_create vt-int "0 8 integrity $LOOP 0 28 D $opts"
-	len=$(dmsetup status vt-int | awk '{print $5}')
-	dmsetup reload vt-int --table "0 $len integrity $LOOP 0 28 D $opts"
-	dmsetup resume vt-int
 	feat="1 integrity:28:aead"
 	[ "$size" = 512 ] || feat="2 integrity:28:aead sector_size:$size"
 	table="0 $len crypt capi:gcm(aes)-random $(randhex 32) 0 $(majmin /dev/mapper/vt-int) 0 $feat"

@@ -92,12 +92,8 @@ for spec in "capi:gcm(aes)-random 28 32" "capi:rfc4106(gcm(aes))-random 24 36"; 
 		what="$cipher sector $size"
 		info "$what"
 		mkloop 16M
-		opts=0
-		[ "$size" = 512 ] || opts="1 block_size:$size"
-		dm_create vt-int "0 8 integrity $LOOP 0 $tuple D $opts"
-		len=$(dmsetup status vt-int | awk '{print $5}')
-		dmsetup reload vt-int --table "0 $len integrity $LOOP 0 $tuple D $opts"
-		dmsetup resume vt-int
+		integrity vt-int "$LOOP" "$tuple" D "$size"
+		len=$INT_LEN
 		feat="1 integrity:$tuple:aead"
 		[ "$size" = 512 ] || feat="2 integrity:$tuple:aead sector_size:$size"
 		keya=$(randhex "$keylen") keyb=$(randhex "$keylen")
@@ -209,10 +205,8 @@ info "concurrent writers, one slot, rekeys while the refill runs"
 for masks in 1 64; do
 	what="gcm(aes) aead_masks:$masks, 4 writers"
 	mkloop 16M
-	dm_create vt-int "0 8 integrity $LOOP 0 28 D 1 block_size:4096"
-	len=$(dmsetup status vt-int | awk '{print $5}')
-	dmsetup reload vt-int --table "0 $len integrity $LOOP 0 28 D 1 block_size:4096"
-	dmsetup resume vt-int
+	integrity vt-int "$LOOP" 28 D 4096
+	len=$INT_LEN
 	key=$(randhex 32)
 	feat="3 integrity:28:aead sector_size:4096 aead_masks:$masks"
 	dm_create vt-ae "0 $len veil capi:gcm(aes)-random $key 0 $(majmin /dev/mapper/vt-int) 0 $feat"
