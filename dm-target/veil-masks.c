@@ -199,10 +199,12 @@ static void veil_mask_clear(struct veil_masks *m, struct veil_mask *slot)
 	memzero_explicit(slot->buf, VEIL_GCM_BLOCK + m->vc->sector_size);
 }
 
-/* Give a cleared slot back as free. */
-static void veil_mask_free(struct veil_masks *m, unsigned int idx)
+/* Give a cleared slot back as free; @held: a write's, taken by it. */
+static void veil_mask_free(struct veil_masks *m, unsigned int idx, bool held)
 {
 	spin_lock_bh(&m->lock);
+	if (held)
+		m->nr_held--;
 	if (!WARN_ON_ONCE(m->nr_free >= m->nr))
 		m->free[m->nr_free++] = idx;
 	spin_unlock_bh(&m->lock);
@@ -323,7 +325,7 @@ static void veil_masks_refill(struct work_struct *work)
 		if (!made) {
 			/* Stopped or drained meanwhile, or the cipher failed. */
 			veil_mask_clear(m, slot);
-			veil_mask_free(m, idx);
+			veil_mask_free(m, idx, false);
 			if (ret)
 				DMERR_LIMIT("%s: aead write masks: ctr(aes) failed (%d)",
 					    m->vc->dev->name, ret);
@@ -336,20 +338,23 @@ static void veil_masks_refill(struct work_struct *work)
 /*
  * Take a ready slot of the current generation, or none (the masks off, or
  * none ready); a slot of an older one (a drain meanwhile) is cleared and
- * freed on the way.
+ * freed on the way. *@low: the masks are on and fewer than half of the
+ * slots are left ready (the refill is wanted).
  */
 static struct veil_mask *veil_masks_take(struct veil_masks *m,
-					 unsigned int *idx)
+					 unsigned int *idx, bool *low)
 {
 	bool fresh;
 
 	for (;;) {
 		spin_lock_bh(&m->lock);
+		*low = m->active && m->nr_ready * 2 < m->nr;
 		if (!m->active || !m->nr_ready) {
 			spin_unlock_bh(&m->lock);
 			return NULL;
 		}
 		*idx = m->ready[--m->nr_ready];
+		*low = m->nr_ready * 2 < m->nr;
 		fresh = m->slots[*idx].gen == m->gen;
 		if (fresh)
 			m->nr_held++;
@@ -357,7 +362,7 @@ static struct veil_mask *veil_masks_take(struct veil_masks *m,
 		if (fresh)
 			return &m->slots[*idx];
 		veil_mask_clear(m, &m->slots[*idx]);
-		veil_mask_free(m, *idx);
+		veil_mask_free(m, *idx, false);
 	}
 }
 
@@ -380,15 +385,18 @@ bool veil_masks_encrypt(struct veil_c *vc, sector_t sector,
 {
 	struct veil_masks *m = vc->masks;
 	u8 tag[VEIL_GCM_BLOCK];
-	struct veil_mask *slot;
+	struct veil_mask *slot = NULL;
 	unsigned int idx, used;
+	bool low = false;
 	u8 *src, *dst;
 	int ret;
 
 	if (!m || !READ_ONCE(m->active))
 		return false;
-	slot = crypto_simd_usable() ? veil_masks_take(m, &idx) : NULL;
-	veil_masks_kick(m);
+	if (crypto_simd_usable())
+		slot = veil_masks_take(m, &idx, &low);
+	if (low)
+		queue_work(m->wq, &m->refill);
 	if (!slot) {
 		this_cpu_inc(vc->stats->aead_mask_miss);
 		return false;
@@ -408,10 +416,7 @@ bool veil_masks_encrypt(struct veil_c *vc, sector_t sector,
 	}
 	memzero_explicit(tag, sizeof(tag));
 	veil_mask_clear(m, slot);
-	spin_lock_bh(&m->lock);
-	m->nr_held--;
-	spin_unlock_bh(&m->lock);
-	veil_mask_free(m, idx);
+	veil_mask_free(m, idx, true);
 	if (ret) {
 		this_cpu_inc(vc->stats->aead_mask_miss);
 		return false;
@@ -562,7 +567,7 @@ static void veil_masks_drain(struct veil_masks *m)
 		idx = m->ready[--m->nr_ready];
 		spin_unlock_bh(&m->lock);
 		veil_mask_clear(m, &m->slots[idx]);
-		veil_mask_free(m, idx);
+		veil_mask_free(m, idx, false);
 	}
 	mutex_unlock(&m->mutex);
 	veil_masks_kick(m);
