@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Authenticated encryption seen on the device itself: dm-integrity made by
 # hand (direct mode, 28 bytes of metadata per sector) under
-# capi:gcm(aes)-random integrity:28:aead, 512- and 4096-byte sectors, the
-# loop device under it read and changed directly:
+# capi:gcm(aes)-random integrity:28:aead, sectors of each size dm-crypt
+# takes (512, 1024, 2048 and 4096 bytes), the loop device under it read and
+# changed directly:
 #   - a sector written through veil changes its data and its 28 bytes of
 #     metadata (16 of tag, 12 of IV) and nothing else on the device;
 #   - fresh IVs: the same sector written 64 times through veil stores 64
@@ -97,7 +98,7 @@ read_sector() {
 }
 
 N=100
-for size in 512 4096; do
+for size in 512 1024 2048 4096; do
 	info "sectors of $size bytes"
 	mkloop 16M
 	integrity vt-int "$LOOP" 28 D "$size"

@@ -194,14 +194,17 @@ for size in 512 4096; do
 	echo "ok: $what: veil in cryptsetup's stack: aead_mask_hit=$h, dm-crypt reads it back"
 done
 
-info "concurrent writers, one slot, rekeys while the refill runs"
-# Four writers at once write zeros over 12 MiB of 4096-byte sectors,
-# three times, with a pool of one slot (aead_masks:1: the refill must be
-# queued by the write that empties it) and with the default pool, a rekey
-# (wipe, set) between passes right after the writes, while the refill
-# runs. Zeros under one IV and key give the same ciphertext: no 512-byte
-# block of the device below (data or metadata) but zeros may appear
-# twice. Then dm-crypt with the last key reads every sector back as zeros.
+info "concurrent writers, one slot, rekeys while the refill runs, a reload under I/O"
+# Four writers at once write zeros over 12 MiB of 4096-byte sectors, four
+# times, with a pool of one slot (aead_masks:1: the refill must be queued
+# by the write that empties it) and with the default pool: a rekey (wipe,
+# set) after passes 1 and 2, right after the writes, while the refill
+# runs; in pass 3 the table is reloaded with a new key while the writers
+# run (the old target, its refill perhaps running, goes while the new one
+# takes the writes); pass 4 writes everything under that last key. Zeros
+# under one IV and key give the same ciphertext: no 512-byte block of the
+# device below (data or metadata) but zeros may appear twice. Then
+# dm-crypt with the last key reads every sector back as zeros.
 for masks in 1 64; do
 	what="gcm(aes) aead_masks:$masks, 4 writers"
 	mkloop 16M
@@ -211,22 +214,35 @@ for masks in 1 64; do
 	feat="3 integrity:28:aead sector_size:4096 aead_masks:$masks"
 	dm_create vt-ae "0 $len veil capi:gcm(aes)-random $key 0 $(majmin /dev/mapper/vt-int) 0 $feat"
 	quarter=$((len / 8 / 4))
-	for pass in 1 2 3; do
+	reloads=0
+	for pass in 1 2 3 4; do
+		writers=()
 		for w in 0 1 2 3; do
 			dd if=/dev/zero of=/dev/mapper/vt-ae bs=4096 count=$quarter \
 				seek=$((w * quarter)) oflag=direct conv=notrunc status=none &
+			writers+=($!)
+		done
+		# Pass 3: reloads, each with a new key, as long as a writer runs.
+		while [ "$pass" = 3 ] && kill -0 "${writers[@]}" 2>/dev/null; do
+			key=$(randhex 32)
+			dmsetup reload vt-ae --table "0 $len veil capi:gcm(aes)-random $key 0 $(majmin /dev/mapper/vt-int) 0 $feat"
+			dmsetup resume vt-ae
+			reloads=$((reloads + 1))
+			sleep 0.1
 		done
 		wait
-		[ "$pass" = 3 ] && break
+		[ "$pass" -ge 3 ] && continue
 		key=$(randhex 32)
 		dmsetup suspend vt-ae
 		dmsetup message vt-ae 0 key wipe
 		dmsetup message vt-ae 0 key set "$key"
 		dmsetup resume vt-ae
 	done
-	# More hits than keys: the refill ran again after the first slot
-	# (three keys each made one slot at their key set).
-	hits_ok vt-ae 3 "$what"
+	[ "$reloads" -gt 0 ] || fail "$what: the writers were done before the first reload"
+	info "$what: $reloads reloads while writers ran"
+	# More hits than the one slot made at the reload's table load: the
+	# refill ran again after it (the counters start again with the table).
+	hits_ok vt-ae 1 "$what"
 	h=$(hits vt-ae) m=$(misses vt-ae)
 	dm_remove vt-ae
 	dups=$(python3 - "$LOOP" <<'PY'
