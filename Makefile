@@ -157,7 +157,7 @@ deps:
 SET_check := ^(dmsetup/00[1-6]|interop/001|table/001)-
 SET_ci-6.1 := ^(dmsetup/0(0[1-689]|1[01])|interop/00[1279]|table/003|veilsetup/0(0[12389]|1[0-4])|network/005)-|^host/0(0[379]|10)-
 SET_ci-6.12 := ^(dmsetup/002|interop/00[127]|engine/00[4-7]|fs/00[1-4]|memory/00[34]|table/00[13]|veilsetup/0(0[129]|1[023])|network/001)-|^host/009-
-SET_ci-debug := ^(engine/002|memory/002|table/002)-
+SET_ci-debug := ^(engine/002|interop/010|memory/002|table/002)-
 ifneq ($(SET),)
 ifeq ($(SET_$(SET)),)
 $(error SET must be one of check ci-6.1 ci-6.12 ci-debug, not '$(SET)')

@@ -64,6 +64,7 @@
  *   ready and a write takes it only in the current generation, so no
  *   slot of an older key is ever used.
  */
+#include <linux/error-injection.h>
 #include <linux/fips.h>
 #include <linux/highmem.h>
 #include <linux/mutex.h>
@@ -430,9 +431,10 @@ bool veil_masks_encrypt(struct veil_c *vc, sector_t sector,
  * through the table's AEAD and through a mask; 0 if the ciphertexts and
  * tags are the same, -EBADMSG if not. Runs while the masks are off (slot
  * 0 is free and not in the ready stack), possibly with the device
- * suspended: its allocations do no I/O.
+ * suspended: its allocations do no I/O. An error can be injected here
+ * (fail_function) to test the masks' off path.
  */
-static int veil_masks_selftest(struct veil_masks *m)
+static noinline int veil_masks_selftest(struct veil_masks *m)
 {
 	struct veil_c *vc = m->vc;
 	unsigned int ad_len = sizeof(__le64) + vc->iv_size;
@@ -490,6 +492,8 @@ out:
 	kfree_sensitive(buf);
 	return ret;
 }
+
+ALLOW_ERROR_INJECTION(veil_masks_selftest, ERRNO);
 
 /*
  * A random key for the masks' transforms: no volume key left in them. The

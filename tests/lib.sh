@@ -158,6 +158,17 @@ kmsg_since() {
 	fi
 }
 
+# kmsg_wait REGEX: a kernel message since kmsg_mark matches REGEX, within
+# 30 s (the runner's copy of the log may lag behind a busy guest)
+kmsg_wait() {
+	local i
+	for i in $(seq 30); do
+		kmsg_since | grep -q "$1" && return 0
+		sleep 1
+	done
+	return 1
+}
+
 # kmsg_bad: the lines of the kernel log since kmsg_mark (or boot) that
 # show a kernel bug: WARN, BUG, oops, leaks, hung tasks (tests/bad-kmsg.re),
 # but for the debug kernel's boot lines of tests/benign-kmsg.re

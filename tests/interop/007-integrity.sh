@@ -44,17 +44,6 @@ plaintext "$WORK/a" "$MIB"
 plaintext "$WORK/b" "$MIB"
 head -c 32 /dev/urandom > "$WORK/pass"
 
-# kmsg_wait REGEX: a kernel message since kmsg_mark matches REGEX, within
-# 10 s (the runner's copy of the log may lag a little)
-kmsg_wait() {
-	local i
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		kmsg_since | grep -q "$1" && return 0
-		sleep 1
-	done
-	return 1
-}
-
 # guarded WHAT CMD...: run CMD (a dd through the stack) in the background
 # and poll it; return its exit status. One still running after $STALL
 # seconds is a stalled stack: the test fails with the task's state and

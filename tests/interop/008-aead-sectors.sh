@@ -20,17 +20,6 @@ requires root
 requires module loop dm_integrity dm_crypt
 veil_load
 
-# kmsg_wait REGEX: a kernel message since kmsg_mark matches REGEX, within
-# 30 s (the runner's copy of the log may lag behind a busy guest)
-kmsg_wait() {
-	local i
-	for i in $(seq 30); do
-		kmsg_since | grep -q "$1" && return 0
-		sleep 1
-	done
-	return 1
-}
-
 # dev_tool snap DEV OUT | diff OLD NEW | flip DEV OFF | rewrite ...: the
 # devices read and written with O_DIRECT, as dm-integrity sees them
 dev_tool() {
@@ -146,7 +135,7 @@ for size in 512 1024 2048 4096; do
 	[ "$(cut -c 1-32 "$WORK/tuples" | sort -u | wc -l)" = 64 ] ||
 		fail "sector $size: 64 writes of the same data stored fewer than 64 tags"
 	h=$(status_field vt-ae aead_mask_hit)
-	# No masks without the architecture's GHASH (the debug kernel).
+	# No masks without the architecture's GHASH (a kernel built without it).
 	if arch_ghash; then
 		[ "$h" -gt 0 ] || fail "sector $size: 67 writes through veil, aead_mask_hit=$h"
 	else

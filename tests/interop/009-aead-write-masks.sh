@@ -49,8 +49,9 @@ same() {
 }
 hits() { status_field "$1" aead_mask_hit; }
 # Masks need the architecture's GHASH (lib.sh's arch_ghash); a kernel
-# without it (the debug kernel's config) has none, and every write goes through the AEAD: the checks below still
-# read every write back through the other target, and count no hit.
+# built without it has none, and every write goes through the AEAD: the
+# checks below still read every write back through the other target, and
+# count no hit.
 ARCH_GHASH=0
 arch_ghash && ARCH_GHASH=1
 [ "$ARCH_GHASH" = 1 ] || info "no architecture GHASH in this kernel: write masks off, no hit expected"
