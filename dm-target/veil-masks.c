@@ -349,8 +349,8 @@ static struct veil_mask *veil_masks_take(struct veil_masks *m,
 
 	for (;;) {
 		spin_lock_bh(&m->lock);
-		*low = m->active && m->nr_ready * 2 < m->nr;
 		if (!m->active || !m->nr_ready) {
+			*low = m->active;	/* none ready: refill */
 			spin_unlock_bh(&m->lock);
 			return NULL;
 		}
