@@ -37,16 +37,6 @@ plaintext "$WORK/b" "$MIB"
 plaintext "$WORK/c" "$MIB"
 plaintext "$WORK/d" "$MIB"
 
-# put FILE DEV AT BS: FILE at byte AT of DEV, O_DIRECT writes of BS bytes
-put() {
-	dd if="$1" of="$2" bs="$4" seek=$(($3 / $4)) oflag=direct conv=notrunc,fsync \
-		status=none
-}
-# same FILE DEV AT: DEV holds FILE at byte AT (read with O_DIRECT)
-same() {
-	dd if="$2" bs=64k count=$(($(stat -c %s "$1") / 65536)) skip=$(($3 / 65536)) \
-		iflag=direct status=none | cmp -s - "$1"
-}
 hits() { status_field "$1" aead_mask_hit; }
 # Masks need the architecture's GHASH (lib.sh's arch_ghash); a kernel
 # built without it has none, and every write goes through the AEAD: the
@@ -105,8 +95,8 @@ for spec in "capi:gcm(aes)-random 28 32" "capi:rfc4106(gcm(aes))-random 24 36"; 
 		# Masks on: veil writes, dm-crypt reads; and the reverse.
 		kmsg_mark
 		dm_create vt-ae "$veil"
-		put "$WORK/a" /dev/mapper/vt-ae $MIB 4096
-		put "$WORK/a" /dev/mapper/vt-ae $((2 * MIB)) 65536
+		BS=4096 write_direct "$WORK/a" /dev/mapper/vt-ae $MIB
+		BS=65536 write_direct "$WORK/a" /dev/mapper/vt-ae $((2 * MIB))
 		hits_ok vt-ae 0 "$what: 2 MiB written through veil"
 		echo "ok: $what: veil wrote 2 MiB: aead_mask_hit=$(hits vt-ae) aead_mask_miss=$(misses vt-ae)"
 		if [ "$ARCH_GHASH" = 1 ]; then
@@ -118,33 +108,34 @@ for spec in "capi:gcm(aes)-random 28 32" "capi:rfc4106(gcm(aes))-random 24 36"; 
 		fi
 		dm_remove vt-ae
 		dm_create vt-ae "$crypt"
-		same "$WORK/a" /dev/mapper/vt-ae $MIB && same "$WORK/a" /dev/mapper/vt-ae $((2 * MIB)) ||
+		BS=65536 same_data "$WORK/a" /dev/mapper/vt-ae $MIB &&
+			BS=65536 same_data "$WORK/a" /dev/mapper/vt-ae $((2 * MIB)) ||
 			fail "$what: dm-crypt does not read what veil wrote with masks"
-		put "$WORK/b" /dev/mapper/vt-ae $((3 * MIB)) 65536
+		BS=65536 write_direct "$WORK/b" /dev/mapper/vt-ae $((3 * MIB))
 		dm_remove vt-ae
 		dm_create vt-ae "$veil"
-		same "$WORK/b" /dev/mapper/vt-ae $((3 * MIB)) ||
+		BS=65536 same_data "$WORK/b" /dev/mapper/vt-ae $((3 * MIB)) ||
 			fail "$what: veil does not read what dm-crypt wrote"
 		echo "ok: $what: dm-crypt reads what veil wrote with masks, veil what dm-crypt wrote"
 
 		# Rekey: the pool full of key A's masks, then key B.
-		put "$WORK/a" /dev/mapper/vt-ae $((4 * MIB)) 4096
+		BS=4096 write_direct "$WORK/a" /dev/mapper/vt-ae $((4 * MIB))
 		sleep 2
 		dmsetup suspend vt-ae
 		dmsetup message vt-ae 0 key wipe
 		dmsetup message vt-ae 0 key set "$keyb"
 		dmsetup resume vt-ae
 		dmsetup message vt-ae 0 stats reset
-		put "$WORK/c" /dev/mapper/vt-ae $((5 * MIB)) 4096
-		put "$WORK/c" /dev/mapper/vt-ae $((6 * MIB)) 65536
+		BS=4096 write_direct "$WORK/c" /dev/mapper/vt-ae $((5 * MIB))
+		BS=65536 write_direct "$WORK/c" /dev/mapper/vt-ae $((6 * MIB))
 		hits_ok vt-ae 0 "$what: after the rekey"
 		h=$(hits vt-ae) m=$(misses vt-ae)
 		info "$what: masks on: $(timed vt-ae "$size")"
 		info "$what: GHASH drivers in use: $(awk '/^driver/ { d = $3 } /^refcnt/ && $3 > 1 && d ~ /ghash/ { print d }' /proc/crypto | sort -u | tr '\n' ' ')"
 		dm_remove vt-ae
 		dm_create vt-ae "${crypt/$keya/$keyb}"
-		same "$WORK/c" /dev/mapper/vt-ae $((5 * MIB)) &&
-			same "$WORK/c" /dev/mapper/vt-ae $((6 * MIB)) ||
+		BS=65536 same_data "$WORK/c" /dev/mapper/vt-ae $((5 * MIB)) &&
+			BS=65536 same_data "$WORK/c" /dev/mapper/vt-ae $((6 * MIB)) ||
 			fail "$what: after key wipe and key set, dm-crypt with the new key does not read veil's writes"
 		dm_remove vt-ae
 		echo "ok: $what: key wipe, key set: aead_mask_hit=$h aead_mask_miss=$m, all read back through dm-crypt with the new key"
@@ -153,13 +144,13 @@ for spec in "capi:gcm(aes)-random 28 32" "capi:rfc4106(gcm(aes))-random 24 36"; 
 		dm_create vt-ae "0 $len veil $cipher $keya 0 $int 0 $((${feat%% *} + 1)) ${feat#* } aead_masks:0"
 		dmsetup table vt-ae | grep -q ' aead_masks:0$' ||
 			fail "$what: aead_masks:0 does not print back: $(dmsetup table vt-ae)"
-		put "$WORK/d" /dev/mapper/vt-ae $((7 * MIB)) 65536
+		BS=65536 write_direct "$WORK/d" /dev/mapper/vt-ae $((7 * MIB))
 		[ "$(hits vt-ae)" = 0 ] && [ "$(misses vt-ae)" = 0 ] ||
 			fail "$what: aead_masks:0 counted hits or misses: $(dmsetup status vt-ae)"
 		info "$what: masks off: $(timed vt-ae "$size")"
 		dm_remove vt-ae
 		dm_create vt-ae "$crypt"
-		same "$WORK/d" /dev/mapper/vt-ae $((7 * MIB)) ||
+		BS=65536 same_data "$WORK/d" /dev/mapper/vt-ae $((7 * MIB)) ||
 			fail "$what: with aead_masks:0, dm-crypt does not read what veil wrote"
 		dm_remove vt-ae
 		echo "ok: $what: aead_masks:0: no masks used, dm-crypt reads veil's writes"
@@ -182,13 +173,13 @@ for size in 512 4096; do
 	dmsetup suspend vt-luks
 	dmsetup reload vt-luks --table "${table/ crypt / veil }"
 	dmsetup resume vt-luks
-	put "$WORK/a" /dev/mapper/vt-luks $MIB 4096
+	BS=4096 write_direct "$WORK/a" /dev/mapper/vt-luks $MIB
 	hits_ok vt-luks 0 "$what: veil in cryptsetup's stack"
 	h=$(hits vt-luks)
 	dmsetup suspend vt-luks
 	dmsetup reload vt-luks --table "$table"
 	dmsetup resume vt-luks
-	same "$WORK/a" /dev/mapper/vt-luks $MIB ||
+	BS=65536 same_data "$WORK/a" /dev/mapper/vt-luks $MIB ||
 		fail "$what: dm-crypt does not read what veil wrote with masks"
 	dm_remove vt-luks
 	dm_remove vt-luks_dif
