@@ -155,8 +155,8 @@ deps:
 # subset, and what each of .ci/run's stages runs (docs/testing.md says
 # why). `make test SET=ci-6.12 KVER=6.12` runs a stage by hand.
 SET_check := ^(dmsetup/00[1-6]|interop/001|table/001)-
-SET_ci-6.1 := ^(dmsetup/0(0[1-689]|1[01])|interop/00[1279]|table/003|veilsetup/0(0[12389]|1[0-4])|network/005)-|^host/0(0[379]|10)-
-SET_ci-6.12 := ^(dmsetup/002|interop/00[127]|engine/00[4-7]|fs/00[1-4]|memory/00[34]|table/00[13]|veilsetup/0(0[129]|1[023])|network/001)-|^host/009-
+SET_ci-6.1 := ^(dmsetup/0(0[1-689]|1[01])|interop/00[179]|veilsetup/00[18])-|^host/010-
+SET_ci-6.12 := ^(interop/002|table/003|engine/004|veilsetup/0(02|10|13))-|^host/007-
 SET_ci-debug := ^(engine/002|interop/010|memory/002|table/002)-
 ifneq ($(SET),)
 ifeq ($(SET_$(SET)),)
