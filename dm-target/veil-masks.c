@@ -29,15 +29,19 @@
  *   the next key. A write that finds no ready mask, or finds the masks
  *   off, encrypts through the AEAD as before (veil-crypt.c).
  * - The pool is fixed at table load: aead_masks slots of one IV, 16 bytes
- *   of tag mask and sector_size bytes of keystream each (one buffer per
- *   slot: the ctr(aes) driver writes nothing else's cache lines). Nothing
- *   on the I/O path allocates, waits or sleeps here.
+ *   of tag mask and sector_size bytes of keystream each (the keystream a
+ *   kmalloc'd buffer of its own, exactly a sector: the ctr(aes) driver
+ *   writes nothing else's cache lines). Nothing on the I/O path
+ *   allocates, waits or sleeps here.
  * - An IV drawn ahead must not outlive the random state it came from: a
- *   restored VM snapshot (the kernel's vmfork notifier, after it reseeds)
- *   or hibernation image (the PM notifier, after the restore) holds its
- *   ready slots a second time, so both discard every ready slot
- *   (veil_masks_drain()); slots are made only once the RNG is
- *   initialized, and the refill queue is freezable.
+ *   restored VM snapshot or hibernation image holds its ready slots a
+ *   second time. The kernel's vmfork notifier (after it reseeds) discards
+ *   every ready slot (veil_masks_drain()). Hibernation pauses the masks
+ *   from its PM notifier's prepare on, before the image is made, and
+ *   discards the ready slots: the image holds none, and no write takes
+ *   one until the notifier's post, in the restored kernel too (whose
+ *   tasks are thawed before it), discards again and resumes them. Slots
+ *   are made only once the RNG is initialized.
  * - Masks need the architecture's GHASH ("__ghash", x86's PCLMULQDQ code,
  *   constant-time), called only where crypto_simd_usable(); without it,
  *   in FIPS mode, or where SIMD is unusable at a write, the write goes
@@ -95,19 +99,21 @@
 #define VEIL_RFC4106_SALT_SIZE	4
 /* Associated data, padded to blocks: sector (8) and IV (up to 12). */
 #define VEIL_GCM_AD_MAX		(2 * VEIL_GCM_BLOCK)
-/* The counter block and H, or a key of up to AES-256. */
+/* The counter block, then H or a slot's tag mask; or a key of up to AES-256. */
 #define VEIL_MASKS_SCRATCH	32
 
 /**
  * struct veil_mask - one slot: what a write needs besides its data
  * @iv: the random IV (iv_size bytes).
- * @buf: ctr(aes)'s output: E_K(J0), the mask of the tag (16 bytes), then
- *	the data's keystream (sector_size bytes).
+ * @tag_mask: E_K(J0), the mask of the tag.
+ * @keystream: the data's keystream (sector_size bytes, a kmalloc'd buffer
+ *	of exactly that size, which the ctr(aes) driver writes).
  * @gen: the generation it was made in.
  */
 struct veil_mask {
 	u8 iv[VEIL_GCM_BLOCK];
-	u8 *buf;
+	u8 tag_mask[VEIL_GCM_BLOCK];
+	u8 *keystream;
 	u64 gen;
 };
 
@@ -123,16 +129,19 @@ struct veil_mask {
  *	crypto_simd_usable() and otherwise takes no mask.
  * @req: @ctr's request: the work item's, or veil_masks_start()'s while
  *	the work item is stopped.
- * @scratch: the counter block of @req and H as it is made: kmalloc'd,
- *	not on a stack, since an async driver reads them.
+ * @scratch: the counter block of @req, then H or a slot's tag mask as
+ *	@req makes them: kmalloc'd, not on a stack, since an async driver
+ *	reads and writes them.
  * @rfc4106: the AEAD is rfc4106(gcm(aes)): salt in the nonce, the IV
  *	outside the associated data.
  * @salt: rfc4106's salt, the key's last 4 bytes.
  * @mutex: serializes veil_masks_stop() and veil_masks_drain(), which
- *	both move slots between the stacks outside @lock.
+ *	both clear slots outside @lock.
  * @lock: protects @active, @gen, @nr_held and the two stacks.
  * @active: the self-test passed with the current key: writes may take
  *	slots, the work item may make them.
+ * @paused: a hibernation is under way: while set, no write takes a slot
+ *	and the work item makes none.
  * @gen: bumped by every stop and drain; a slot of another generation is
  *	never used.
  * @nr_held: slots taken by writes and not yet given back.
@@ -142,6 +151,7 @@ struct veil_mask {
  * @nr_ready: entries of @ready.
  * @free: indices of free slots, cleared (a stack of @nr_free).
  * @nr_free: entries of @free.
+ * @drained: veil_masks_drain()'s copy of @ready, under @mutex.
  * @refill: the work item that makes slots ready.
  * @wq: its queue.
  * @vmfork_nb: the kernel's vmfork notifier: veil_masks_drain().
@@ -157,8 +167,9 @@ struct veil_masks {
 	u8 salt[VEIL_RFC4106_SALT_SIZE];
 
 	struct mutex mutex;	/* stop and drain */
-	spinlock_t lock;	/* @active, @gen, @nr_held, @ready, @free */
+	spinlock_t lock;	/* @active, @paused, @gen, @nr_held, stacks */
 	bool active;
+	bool paused;
 	u64 gen;
 	unsigned int nr_held;
 	unsigned int nr;
@@ -167,6 +178,7 @@ struct veil_masks {
 	unsigned int nr_ready;
 	unsigned int *free;
 	unsigned int nr_free;
+	unsigned int *drained;
 
 	struct work_struct refill;
 	struct workqueue_struct *wq;
@@ -197,7 +209,8 @@ static int veil_masks_ctr(struct veil_masks *m, struct scatterlist *dst,
 static void veil_mask_clear(struct veil_masks *m, struct veil_mask *slot)
 {
 	memzero_explicit(slot->iv, sizeof(slot->iv));
-	memzero_explicit(slot->buf, VEIL_GCM_BLOCK + m->vc->sector_size);
+	memzero_explicit(slot->tag_mask, sizeof(slot->tag_mask));
+	memzero_explicit(slot->keystream, m->vc->sector_size);
 }
 
 /* Give a cleared slot back as free; @held: a write's, taken by it. */
@@ -217,7 +230,7 @@ static void veil_masks_kick(struct veil_masks *m)
 	bool low;
 
 	spin_lock_bh(&m->lock);
-	low = m->active && m->nr_ready * 2 < m->nr;
+	low = m->active && !m->paused && m->nr_ready * 2 < m->nr;
 	spin_unlock_bh(&m->lock);
 	if (low)
 		queue_work(m->wq, &m->refill);
@@ -232,8 +245,10 @@ static int veil_mask_fill(struct veil_masks *m, struct veil_mask *slot,
 			  const u8 *iv)
 {
 	struct veil_c *vc = m->vc;
-	struct scatterlist dst;
+	struct scatterlist dst[2];
 	u8 *j0 = m->scratch;
+	u8 *tag_mask = m->scratch + VEIL_GCM_BLOCK;
+	int ret;
 
 	if (iv)
 		memcpy(slot->iv, iv, vc->iv_size);
@@ -248,8 +263,13 @@ static int veil_mask_fill(struct veil_masks *m, struct veil_mask *slot,
 	}
 	put_unaligned_be32(1, j0 + VEIL_GCM_IV_SIZE);
 
-	sg_init_one(&dst, slot->buf, VEIL_GCM_BLOCK + vc->sector_size);
-	return veil_masks_ctr(m, &dst, VEIL_GCM_BLOCK + vc->sector_size);
+	sg_init_table(dst, 2);
+	sg_set_buf(&dst[0], tag_mask, VEIL_GCM_BLOCK);
+	sg_set_buf(&dst[1], slot->keystream, vc->sector_size);
+	ret = veil_masks_ctr(m, dst, VEIL_GCM_BLOCK + vc->sector_size);
+	memcpy(slot->tag_mask, tag_mask, VEIL_GCM_BLOCK);
+	memzero_explicit(tag_mask, VEIL_GCM_BLOCK);
+	return ret;
 }
 
 /*
@@ -268,7 +288,7 @@ static int veil_mask_compose(struct veil_masks *m, struct veil_mask *slot,
 	__be64 lens[2];
 	int ret;
 
-	crypto_xor_cpy(out, in, slot->buf + VEIL_GCM_BLOCK, vc->sector_size);
+	crypto_xor_cpy(out, in, slot->keystream, vc->sector_size);
 
 	memcpy(ad, &sector, sizeof(sector));
 	if (!m->rfc4106) {
@@ -287,7 +307,7 @@ static int veil_mask_compose(struct veil_masks *m, struct veil_mask *slot,
 	shash_desc_zero(desc);
 	memzero_explicit(ad, sizeof(ad));
 	if (!ret)
-		crypto_xor(tag, slot->buf, VEIL_GCM_BLOCK);
+		crypto_xor(tag, slot->tag_mask, VEIL_GCM_BLOCK);
 	return ret;
 }
 
@@ -306,7 +326,7 @@ static void veil_masks_refill(struct work_struct *work)
 		return;
 	for (;;) {
 		spin_lock_bh(&m->lock);
-		if (!m->active || !m->nr_free) {
+		if (!m->active || m->paused || !m->nr_free) {
 			spin_unlock_bh(&m->lock);
 			return;
 		}
@@ -319,12 +339,12 @@ static void veil_masks_refill(struct work_struct *work)
 		slot->gen = gen;
 
 		spin_lock_bh(&m->lock);
-		made = !ret && m->active && gen == m->gen;
+		made = !ret && m->active && !m->paused && gen == m->gen;
 		if (made)
 			m->ready[m->nr_ready++] = idx;
 		spin_unlock_bh(&m->lock);
 		if (!made) {
-			/* Stopped or drained meanwhile, or the cipher failed. */
+			/* Stopped, paused or drained meanwhile, or the cipher failed. */
 			veil_mask_clear(m, slot);
 			veil_mask_free(m, idx, false);
 			if (ret)
@@ -337,10 +357,10 @@ static void veil_masks_refill(struct work_struct *work)
 }
 
 /*
- * Take a ready slot of the current generation, or none (the masks off, or
- * none ready); a slot of an older one (a drain meanwhile) is cleared and
- * freed on the way. *@low: the masks are on and fewer than half of the
- * slots are left ready (the refill is wanted).
+ * Take a ready slot of the current generation, or none (the masks off or
+ * paused, or none ready); a slot of an older one (a drain meanwhile) is
+ * cleared and freed on the way. *@low: the masks are on and fewer than
+ * half of the slots are left ready (the refill is wanted).
  */
 static struct veil_mask *veil_masks_take(struct veil_masks *m,
 					 unsigned int *idx, bool *low)
@@ -349,8 +369,9 @@ static struct veil_mask *veil_masks_take(struct veil_masks *m,
 
 	for (;;) {
 		spin_lock_bh(&m->lock);
-		if (!m->active || !m->nr_ready) {
-			*low = m->active;	/* none ready: refill */
+		if (!m->active || m->paused || !m->nr_ready) {
+			/* None ready: refill (paused: later, at the resume). */
+			*low = m->active && !m->paused;
 			spin_unlock_bh(&m->lock);
 			return NULL;
 		}
@@ -549,50 +570,66 @@ void veil_masks_stop(struct veil_c *vc)
 }
 
 /*
- * Discard every ready slot and make new ones: their IVs were drawn from a
- * random state that a restored snapshot or image repeats. Writes go on
- * meanwhile; a slot made before the new generation is never used.
+ * Discard every ready slot: their IVs were drawn from a random state that
+ * a restored snapshot or image repeats. Writes go on meanwhile; a slot
+ * made before the new generation is never made ready or used.
  */
 static void veil_masks_drain(struct veil_masks *m)
 {
-	unsigned int n, idx;
+	unsigned int n, i;
 
 	mutex_lock(&m->mutex);
 	spin_lock_bh(&m->lock);
 	m->gen++;
 	n = m->nr_ready;
+	memcpy(m->drained, m->ready, n * sizeof(*m->ready));
+	m->nr_ready = 0;
 	spin_unlock_bh(&m->lock);
-	while (n--) {
-		spin_lock_bh(&m->lock);
-		if (!m->nr_ready) {
-			spin_unlock_bh(&m->lock);
-			break;
-		}
-		idx = m->ready[--m->nr_ready];
-		spin_unlock_bh(&m->lock);
-		veil_mask_clear(m, &m->slots[idx]);
-		veil_mask_free(m, idx, false);
+	for (i = 0; i < n; i++) {
+		veil_mask_clear(m, &m->slots[m->drained[i]]);
+		veil_mask_free(m, m->drained[i], false);
 	}
 	mutex_unlock(&m->mutex);
-	veil_masks_kick(m);
 }
 
 static int veil_masks_vmfork(struct notifier_block *nb, unsigned long action,
 			     void *data)
 {
-	veil_masks_drain(container_of(nb, struct veil_masks, vmfork_nb));
+	struct veil_masks *m = container_of(nb, struct veil_masks, vmfork_nb);
+
+	veil_masks_drain(m);
+	veil_masks_kick(m);
 	return NOTIFY_DONE;
 }
 
+/*
+ * Hibernation: paused and drained before the image is made; drained and
+ * resumed at the end, in the kernel restored from the image as in the one
+ * that made it (or when the restore failed).
+ */
 static int veil_masks_pm(struct notifier_block *nb, unsigned long action,
 			 void *data)
 {
 	struct veil_masks *m = container_of(nb, struct veil_masks, pm_nb);
+	bool pause;
 
-	/* Before the image is made, and in the kernel restored from it. */
-	if (action == PM_HIBERNATION_PREPARE || action == PM_POST_HIBERNATION ||
-	    action == PM_POST_RESTORE)
-		veil_masks_drain(m);
+	switch (action) {
+	case PM_HIBERNATION_PREPARE:
+		pause = true;
+		break;
+	case PM_POST_HIBERNATION:
+	case PM_POST_RESTORE:
+		pause = false;
+		break;
+	default:
+		return NOTIFY_DONE;
+	}
+	spin_lock_bh(&m->lock);
+	m->paused = pause;
+	spin_unlock_bh(&m->lock);
+	veil_masks_drain(m);
+	if (!pause)
+		veil_masks_kick(m);
 	return NOTIFY_DONE;
 }
 
@@ -703,13 +740,13 @@ int veil_masks_init(struct dm_target *ti, struct veil_c *vc)
 	m->slots = kvcalloc(m->nr, sizeof(*m->slots), GFP_KERNEL);
 	m->ready = kvcalloc(m->nr, sizeof(*m->ready), GFP_KERNEL);
 	m->free = kvcalloc(m->nr, sizeof(*m->free), GFP_KERNEL);
+	m->drained = kvcalloc(m->nr, sizeof(*m->drained), GFP_KERNEL);
 	m->scratch = kzalloc(VEIL_MASKS_SCRATCH, GFP_KERNEL);
-	if (!m->slots || !m->ready || !m->free || !m->scratch)
+	if (!m->slots || !m->ready || !m->free || !m->drained || !m->scratch)
 		goto nomem;
 	for (i = 0; i < m->nr; i++) {
-		m->slots[i].buf = kzalloc(VEIL_GCM_BLOCK + vc->sector_size,
-					  GFP_KERNEL);
-		if (!m->slots[i].buf)
+		m->slots[i].keystream = kzalloc(vc->sector_size, GFP_KERNEL);
+		if (!m->slots[i].keystream)
 			goto nomem;
 		m->free[i] = i;
 	}
@@ -738,11 +775,12 @@ int veil_masks_init(struct dm_target *ti, struct veil_c *vc)
 	m->req = skcipher_request_alloc(m->ctr, GFP_KERNEL);
 	if (!m->req)
 		goto nomem;
-	veil_masks_start(vc, vc->key.bytes, vc->key.size);
+	/* Before the first slot is made: a restore meanwhile drains it. */
 	m->vmfork_nb.notifier_call = veil_masks_vmfork;
 	register_random_vmfork_notifier(&m->vmfork_nb);
 	m->pm_nb.notifier_call = veil_masks_pm;
 	register_pm_notifier(&m->pm_nb);
+	veil_masks_start(vc, vc->key.bytes, vc->key.size);
 	return 0;
 missing:
 	DMWARN("%s: aead write masks off: no ctr(aes) or architecture GHASH",
@@ -776,10 +814,11 @@ void veil_masks_exit(struct veil_c *vc)
 	if (m->wq)
 		destroy_workqueue(m->wq);
 	for (i = 0; m->slots && i < m->nr; i++)
-		kfree_sensitive(m->slots[i].buf);
+		kfree_sensitive(m->slots[i].keystream);
 	kvfree_sensitive(m->slots, m->nr * sizeof(*m->slots));
 	kvfree(m->ready);
 	kvfree(m->free);
+	kvfree(m->drained);
 	kfree_sensitive(m->scratch);
 	skcipher_request_free(m->req);
 	if (m->ghash)
