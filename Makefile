@@ -156,8 +156,8 @@ deps:
 # why). `make test SET=ci-6.12 KVER=6.12` runs a stage by hand.
 SET_check := ^(dmsetup/00[1-6]|interop/001|table/001)-
 SET_ci-6.1 := ^(dmsetup/0(0[1-689]|1[01])|interop/00[179]|veilsetup/00[18])-|^host/010-
-SET_ci-6.12 := ^(interop/002|table/003|engine/004|veilsetup/0(02|10|13))-|^host/007-
-SET_ci-debug := ^(engine/002|interop/010|memory/002|table/002)-
+SET_ci-6.12 := ^(interop/0(02|11)|table/003|engine/004|veilsetup/0(02|13))-|^host/007-
+SET_ci-debug := ^(engine/002|interop/010)-
 ifneq ($(SET),)
 ifeq ($(SET_$(SET)),)
 $(error SET must be one of check ci-6.1 ci-6.12 ci-debug, not '$(SET)')

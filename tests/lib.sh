@@ -125,9 +125,11 @@ udev_off() {
 	if [ -n "$udevd" ] && pgrep -x systemd-udevd >/dev/null; then
 		udevadm settle --timeout=60 || true
 		udevadm control --exit 2>/dev/null || pkill -x systemd-udevd || true
-		for i in $(seq 100); do
+		# A loaded debug guest may take over 20 s to let it go.
+		for i in $(seq 300); do
 			pgrep -x systemd-udevd >/dev/null || break
 			[ "$i" != 50 ] || pkill -x systemd-udevd || true
+			[ "$i" != 200 ] || pkill -KILL -x systemd-udevd || true
 			sleep 0.2
 		done
 		! pgrep -x systemd-udevd >/dev/null || fail "udevd does not stop"

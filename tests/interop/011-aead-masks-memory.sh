@@ -25,6 +25,7 @@
 requires root
 requires module loop dm_integrity dm_crypt
 veil_load
+kmsg_mark
 
 [ -f /sys/power/pm_test ] || skip "no /sys/power/pm_test (CONFIG_PM_DEBUG)"
 grep -qw disk /sys/power/state || skip "hibernation not available in this kernel"
