@@ -332,6 +332,18 @@ integrity() {
 	INT_LEN=$len
 }
 
+# gcm_integrity: a 16 MiB loop device under dm-integrity vt-int (direct
+# mode, 28-byte tuples, 4096-byte sectors), as capi:gcm(aes)-random
+# integrity:28:aead needs it: sets $len (its sectors), $int (its
+# major:minor) and $feat (the feature arguments of a table over it)
+gcm_integrity() {
+	mkloop 16M
+	integrity vt-int "$LOOP" 28 D 4096
+	len=$INT_LEN
+	int=$(majmin /dev/mapper/vt-int)
+	feat="2 integrity:28:aead sector_size:4096"
+}
+
 # arch_ghash: the kernel has the architecture's GHASH (x86's __ghash, in
 # the module that offers "ghash"), which veil's write masks need
 arch_ghash() {

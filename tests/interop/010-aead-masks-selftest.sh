@@ -42,11 +42,7 @@ at_exit inject_off
 
 MIB=$((1024 * 1024))
 BS=4096
-mkloop 16M
-integrity vt-int "$LOOP" 28 D 4096
-len=$INT_LEN
-int=$(majmin /dev/mapper/vt-int)
-feat="2 integrity:28:aead sector_size:4096"
+gcm_integrity
 # check N KEY WHAT: what veil wrote at MiB N reads back through dm-crypt
 # with KEY
 check() {

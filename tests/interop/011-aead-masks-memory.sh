@@ -37,11 +37,7 @@ $1"; }
 
 MIB=$((1024 * 1024))
 BS=4096
-mkloop 16M
-integrity vt-int "$LOOP" 28 D 4096
-len=$INT_LEN
-int=$(majmin /dev/mapper/vt-int)
-feat="2 integrity:28:aead sector_size:4096"
+gcm_integrity
 key=$(randhex 32)
 
 # slab_with MASKS: unreclaimable slab (kB) a table with aead_masks:MASKS
