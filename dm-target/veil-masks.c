@@ -151,7 +151,8 @@ struct veil_mask {
  * @nr_ready: entries of @ready.
  * @free: indices of free slots, cleared (a stack of @nr_free).
  * @nr_free: entries of @free.
- * @drained: veil_masks_drain()'s copy of @ready, under @mutex.
+ * @drained: a stack as long as @ready, which veil_masks_drain() swaps
+ *	with it to take every ready slot at once; used under @mutex.
  * @refill: the work item that makes slots ready.
  * @wq: its queue.
  * @vmfork_nb: the kernel's vmfork notifier: veil_masks_drain().
@@ -224,13 +225,20 @@ static void veil_mask_free(struct veil_masks *m, unsigned int idx, bool held)
 	spin_unlock_bh(&m->lock);
 }
 
+/* Whether writes may take slots and the work item make them; under @lock. */
+static bool veil_masks_on(struct veil_masks *m)
+{
+	lockdep_assert_held(&m->lock);
+	return m->active && !m->paused;
+}
+
 /* Queue the refill if the masks are on and fewer than half are ready. */
 static void veil_masks_kick(struct veil_masks *m)
 {
 	bool low;
 
 	spin_lock_bh(&m->lock);
-	low = m->active && !m->paused && m->nr_ready * 2 < m->nr;
+	low = veil_masks_on(m) && m->nr_ready * 2 < m->nr;
 	spin_unlock_bh(&m->lock);
 	if (low)
 		queue_work(m->wq, &m->refill);
@@ -326,7 +334,7 @@ static void veil_masks_refill(struct work_struct *work)
 		return;
 	for (;;) {
 		spin_lock_bh(&m->lock);
-		if (!m->active || m->paused || !m->nr_free) {
+		if (!veil_masks_on(m) || !m->nr_free) {
 			spin_unlock_bh(&m->lock);
 			return;
 		}
@@ -339,7 +347,7 @@ static void veil_masks_refill(struct work_struct *work)
 		slot->gen = gen;
 
 		spin_lock_bh(&m->lock);
-		made = !ret && m->active && !m->paused && gen == m->gen;
+		made = !ret && veil_masks_on(m) && gen == m->gen;
 		if (made)
 			m->ready[m->nr_ready++] = idx;
 		spin_unlock_bh(&m->lock);
@@ -369,9 +377,9 @@ static struct veil_mask *veil_masks_take(struct veil_masks *m,
 
 	for (;;) {
 		spin_lock_bh(&m->lock);
-		if (!m->active || m->paused || !m->nr_ready) {
+		if (!veil_masks_on(m) || !m->nr_ready) {
 			/* None ready: refill (paused: later, at the resume). */
-			*low = m->active && !m->paused;
+			*low = veil_masks_on(m);
 			spin_unlock_bh(&m->lock);
 			return NULL;
 		}
@@ -582,7 +590,7 @@ static void veil_masks_drain(struct veil_masks *m)
 	spin_lock_bh(&m->lock);
 	m->gen++;
 	n = m->nr_ready;
-	memcpy(m->drained, m->ready, n * sizeof(*m->ready));
+	swap(m->ready, m->drained);
 	m->nr_ready = 0;
 	spin_unlock_bh(&m->lock);
 	for (i = 0; i < n; i++) {
