@@ -61,7 +61,9 @@ kmsg_lines() { tail -c +"$(($1 + 1))" "$KMSG" | grep -v '^ ' | sed 's/^[^;]*;//'
 # The programs the tests start most and their libraries, from memory
 # (tests/guest-cache.sh; tests/run made the list).
 . "$TOP/tests/guest-cache.sh"
+t0=$(date +%s)
 guest_cache "$RESULTS/guest-cache.list" 2>> "$RESULTS/logs/guest-cache.log"
+echo "copied in $(($(date +%s) - t0)) s" >> "$RESULTS/logs/guest-cache.log"
 
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 if [ -w "$KMEMLEAK" ]; then
