@@ -13,6 +13,7 @@
 # tree built once; a changed input builds a new tree and removes the old.
 #
 #   scripts/debug-kernel.sh          build if needed (JOBS=n, default nproc)
+#   scripts/debug-kernel.sh --check  exit 0 if built and up to date, else 1
 #   VEIL_KERNEL=debug scripts/guest.sh -- cmd    boot it
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,6 +51,15 @@ inputs() {
 want=$(inputs)
 TREE=$CACHE/linux-debug-$(echo "$want" | sha256sum | cut -c1-16)
 STAMP=$TREE/.veil-stamp
+built() {
+	[ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] &&
+		[ -f "$TREE/arch/x86/boot/bzImage" ] && [ -f "$TREE/Module.symvers" ]
+}
+if [ "${1:-}" = --check ]; then
+	built && { echo "debug-kernel: $TREE is built"; exit 0; }
+	echo "debug-kernel: not built for these inputs in $CACHE"
+	exit 1
+fi
 mkdir -p "$CACHE" "$TOP/build"
 # One build per cache at a time: a second clone waits and reuses it.
 exec 9> "$CACHE/.lock"
@@ -64,8 +74,7 @@ if [ -d "$LINK" ] && [ ! -L "$LINK" ]; then
 	fi
 fi
 ln -sfn "$TREE" "$LINK"
-if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] &&
-   [ -f "$TREE/arch/x86/boot/bzImage" ] && [ -f "$TREE/Module.symvers" ]; then
+if built; then
 	echo "debug-kernel: $TREE is up to date ($(cat "$TREE/include/config/kernel.release"))"
 	exit 0
 fi
