@@ -131,8 +131,9 @@ struct veil_stats;
  * @running: resumed: I/O may run, key messages are refused.
  * @page_pool: reserve of ciphertext pages for writes.
  * @bs: bios that carry ciphertext to @dev.
- * @req_pool: cipher requests of sleeping contexts beyond their own, for
- *	an async driver; set up only when the transform is async.
+ * @req_pool: cipher requests of a context beyond its own, for an async
+ *	driver (taken without waiting in atomic context); set up only when
+ *	the transform is async.
  * @page_wait_lock: held by the one writer that may wait on @page_pool.
  * @pages_in_flight: ciphertext and keystream pages held by this target.
  * @page_waiters: writers waiting for pages; others take none meanwhile.

@@ -13,10 +13,13 @@
  * ends there, as dm-crypt treats -EBUSY) and at the end of the chunk. A
  * driver that completes at once (a sync cipher, or x86's AES-NI glue in a
  * task) never takes a request from the mempool. An atomic caller (a read's
- * completion) never waits: when a driver goes async, the chunk stops there
- * and the driver calls the caller's callback, which goes on from a queue
- * (veil-job.c); when a driver's queue is full (-ENOSPC without a backlog),
- * the caller goes on from the queue at once.
+ * completion) never waits: once a driver goes async, it hands the chunk's
+ * next sectors over at once, as dm-crypt does, each in a request taken
+ * from the mempool without waiting, up to VEIL_ASYNC_DEPTH in flight; the
+ * driver's callback for the last of them goes on with the job
+ * (veil-job.c). Where it had to stop (no request without waiting, the
+ * depth reached, or the driver's queue full: -ENOSPC without a backlog),
+ * the rest of the chunk goes on from a queue.
  * The time inside each cipher call is read from local_clock(), the cheap
  * per-CPU clock, and summed per CPU.
  *
@@ -306,7 +309,7 @@ static int veil_cipher(struct veil_io *io, struct veil_req *r,
 	if (w) {
 		ret = veil_window_submit(vc, w, r, encrypt, drain);
 	} else {
-		ret = veil_req_start(vc, r, encrypt, 0, async_done, io);
+		ret = veil_req_start(vc, r, encrypt, 0, async_done, r);
 		if (ret == -EBADMSG)
 			veil_crypt_bad_tag(r);
 	}
@@ -348,6 +351,84 @@ static void veil_out_sg(struct veil_io *io, enum veil_job_kind kind,
 	sg_set_page(sg, page, io->vc->sector_size, offset_in_page(pos));
 }
 
+/*
+ * Keep an atomic caller's error for its chunk: the first, but a tag that
+ * did not match over any other, so that the read is read again and ends
+ * as dm-crypt's does (BLK_STS_PROTECTION).
+ */
+static void veil_async_err(struct veil_io *io, int err)
+{
+	if (err == -EBADMSG)
+		WRITE_ONCE(io->async_err, err);
+	else
+		cmpxchg(&io->async_err, 0, err);
+}
+
+/**
+ * veil_crypt_async_done() - an atomic caller's request finished later
+ * @r: the request, which the driver completed (not with -EINPROGRESS).
+ * @err: its status.
+ *
+ * Counts its sector, keeps its error in @r->io->async_err and gives a
+ * request from the mempool back.
+ *
+ * Return: true for the last of the chunk's requests in flight, once its
+ * caller has handed over every one it could: the caller of this goes on
+ * with the chunk (veil_crypt_chunk() has set @r->io->resume_idx and
+ * resume_off).
+ */
+bool veil_crypt_async_done(struct veil_req *r, int err)
+{
+	struct veil_io *io = r->io;
+	struct veil_c *vc = io->vc;
+
+	if (err == -EBADMSG)
+		veil_crypt_bad_tag(r);
+	if (err)
+		veil_async_err(io, err);
+	else
+		veil_stats_cipher(vc, veil_kind_dir(io->kind), vc->sector_size,
+				  0);
+	if (r != &io->req)
+		mempool_free(r, &vc->req_pool);
+	return atomic_dec_and_test(&io->async_inflight);
+}
+
+/*
+ * The request for an atomic caller's next sector: its own until a driver
+ * took that one; then one from the mempool, without waiting, while fewer
+ * than VEIL_ASYNC_DEPTH are in flight. NULL: the chunk goes on later.
+ */
+static struct veil_req *veil_atomic_req(struct veil_io *io, bool own_busy)
+{
+	if (!own_busy)
+		return &io->req;
+	/* The caller's hold counts too. */
+	if (atomic_read(&io->async_inflight) > VEIL_ASYNC_DEPTH)
+		return NULL;
+	return mempool_alloc(&io->vc->req_pool, GFP_NOWAIT);
+}
+
+/*
+ * An atomic caller has handed over what it could of a chunk, up to byte
+ * @pos, and ends with @ret (-ENOSPC: the rest goes on later): drop its
+ * hold. Returns -EINPROGRESS if requests are still in flight (the last
+ * one's callback goes on), else the chunk's error, -ENOSPC or 0.
+ */
+static int veil_atomic_end(struct veil_io *io, unsigned int pos, int ret)
+{
+	bool later = ret == -ENOSPC;
+
+	io->resume_off = pos;
+	if (ret && !later)
+		veil_async_err(io, ret);
+	/* Ordered after the stores above: the last callback reads them. */
+	if (!atomic_dec_and_test(&io->async_inflight))
+		return -EINPROGRESS;
+	ret = READ_ONCE(io->async_err);
+	return ret ?: later ? -ENOSPC : 0;
+}
+
 /**
  * veil_crypt_chunk() - run one chunk of a job through the cipher
  * @io: the job.
@@ -355,38 +436,40 @@ static void veil_out_sg(struct veil_io *io, enum veil_job_kind kind,
  * @idx: chunk number.
  * @kind: what this chunk does: @io->kind, or VEIL_JOB_READ for a chunk of
  *	a keystream job whose read has completed.
- * @done: in: bytes of the chunk already done; out: bytes done, counting a
- *	sector left in flight (-EINPROGRESS).
+ * @from: bytes of the chunk already done.
  * @async_done: NULL if the caller may sleep: it keeps several requests in
  *	flight with an async driver, @r first, and returns once all of them
  *	finished. Otherwise the caller may not sleep, @r must be &@io->req,
- *	and a sector the driver completes later ends in @async_done (with
- *	@io as its data), which counts it and goes on with the chunk.
+ *	and each sector the driver completes later ends in @async_done (with
+ *	its request as data), which calls veil_crypt_async_done().
  *
  * Writes encrypt the bio's data into @io->out, reads decrypt @io->src's
  * data in place, keystream chunks encrypt zeros into @io->ks_pages.
  *
- * Return: 0; -EINPROGRESS (only with @async_done) when a sector completes later
- * through @async_done, or -EBUSY or -ENOSPC when the driver refused it
- * (its queue is full) and the caller must go on later; @io->resume_idx
- * and @io->resume_off then say where.
- * Otherwise -EIO for a sector split over pages, or the cipher's error.
+ * Return: 0, or -EIO for a sector split over pages, or the cipher's error.
+ * With @async_done: -EINPROGRESS while sectors are in flight (the last
+ * one's veil_crypt_async_done() returns true, and the chunk's error comes
+ * there, in @io->async_err); -ENOSPC when every sector handed over is done
+ * and the rest goes on later (no request without waiting, 32 in flight,
+ * or the driver's queue full). Then @io->resume_idx and @io->resume_off
+ * say where the chunk goes on (@resume_off is the chunk's length when
+ * every sector was handed over).
  */
 int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
-		     enum veil_job_kind kind, unsigned int *done,
+		     enum veil_job_kind kind, unsigned int from,
 		     crypto_completion_t async_done)
 {
 	bool atomic = !!async_done;
 	struct veil_c *vc = io->vc;
-	unsigned int off = idx * io->chunk_bytes, pos = *done;
+	unsigned int off = idx * io->chunk_bytes, pos = from;
 	unsigned int len = veil_chunk_len(io, idx);
 	unsigned int step = vc->sector_size;
 	enum veil_dir dir = veil_kind_dir(kind);
 	sector_t sector = io->sector + ((off + pos) >> SECTOR_SHIFT);
 	struct bvec_iter iter = io->iter;
 	struct veil_window window, *w = NULL;
-	unsigned int start = pos;
-	bool drain = false;
+	unsigned int start = pos, async_bytes = 0;
+	bool drain = false, own_busy = false;
 	struct veil_req *q = r;
 	struct bio_vec in;
 	u64 t0, ns = 0;
@@ -395,14 +478,26 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 	if (kind != VEIL_JOB_KEYSTREAM)
 		bio_advance_iter(io->src, &iter, off + pos);
 	this_cpu_inc(vc->stats->chunks);
-	if (!atomic) {
+	if (atomic) {
+		/* The caller's hold: nothing goes on before it is dropped. */
+		atomic_set(&io->async_inflight, 1);
+		io->async_err = 0;
+		io->resume_idx = idx;
+	} else {
 		veil_window_init(&window, r);
 		w = &window;
 	}
 
 	for (; pos < len; pos += step) {
-		if (w)
+		if (w) {
 			q = veil_window_req(vc, w);
+		} else {
+			q = veil_atomic_req(io, own_busy);
+			if (!q) {
+				ret = -ENOSPC;
+				break;
+			}
+		}
 		q->io = io;
 		sg_init_table(q->sg_in, 1);
 		sg_init_table(q->sg_out, 1);
@@ -414,6 +509,8 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 			if (unlikely(in.bv_len < vc->sector_size)) {
 				if (w)
 					veil_window_put(vc, w, q);
+				else if (q != r)
+					mempool_free(q, &vc->req_pool);
 				ret = -EIO;
 				break;
 			}
@@ -424,36 +521,34 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 		if (kind != VEIL_JOB_READ)
 			veil_out_sg(io, kind, off + pos, q->sg_out);
 
-		if (atomic) {
-			/* Where to go on if the driver completes it later. */
-			io->resume_idx = idx;
-			io->resume_off = pos + step;
-			/*
-			 * Once an async driver has the request, its callback
-			 * may end the bio and the target may be removed before
-			 * the call below returns: count what is done first.
-			 */
-			veil_stats_cipher(vc, dir, pos - start, ns);
-			start = pos;
-			ns = 0;
-		}
+		if (atomic)
+			atomic_inc(&io->async_inflight);
 		t0 = local_clock();
 		ret = veil_cipher(io, q, w, async_done, sector,
 				  io->tags ? veil_tuple(io, off + pos) : NULL,
 				  kind != VEIL_JOB_READ, &drain);
-		if (atomic && ret == -EINPROGRESS) {
-			/* Counted by @async_done; @vc may be gone. */
-			*done = pos + step;
-			return ret;
-		}
 		if (drain) {
 			ret = veil_window_drain(w);
 			drain = false;
 		}
 		ns += local_clock() - t0;
-		/* Not queued: the resumed chunk does this sector again. */
-		if (atomic && (ret == -EBUSY || ret == -ENOSPC))
-			io->resume_off = pos;
+		/*
+		 * Without MAY_BACKLOG a full queue refuses (-ENOSPC); -EBUSY
+		 * would be a request backlogged all the same: in flight.
+		 */
+		if (atomic && WARN_ON_ONCE(ret == -EBUSY))
+			ret = -EINPROGRESS;
+		if (atomic && ret == -EINPROGRESS) {
+			/* Counted and given back by the driver's callback. */
+			own_busy |= q == r;
+			async_bytes += step;
+			ret = 0;
+		} else if (atomic) {
+			atomic_dec(&io->async_inflight);
+			if (q != r)
+				mempool_free(q, &vc->req_pool);
+		}
+		/* -ENOSPC: not taken, this sector goes on later. */
 		if (ret)
 			break;
 		sector += step >> SECTOR_SHIFT;
@@ -466,8 +561,9 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 		if (!ret)
 			ret = wret;
 	}
-	*done = pos;
-	veil_stats_cipher(vc, dir, pos - start, ns);
+	veil_stats_cipher(vc, dir, pos - start - async_bytes, ns);
+	if (atomic)
+		return veil_atomic_end(io, pos, ret);
 	return ret;
 }
 

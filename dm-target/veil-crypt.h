@@ -13,7 +13,7 @@
 #include "dm-veil.h"
 #include "veil-stats.h"
 
-/* Most requests a sleeping context keeps in flight with an async driver. */
+/* Most requests a context keeps in flight with an async driver. */
 #define VEIL_ASYNC_DEPTH		32
 
 /*
@@ -116,9 +116,10 @@ static inline bool veil_cipher_is_async(const struct veil_c *vc)
 }
 
 int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
-		     enum veil_job_kind kind, unsigned int *done,
+		     enum veil_job_kind kind, unsigned int from,
 		     crypto_completion_t async_done);
 void veil_crypt_xor(struct veil_io *io, unsigned int idx);
 void veil_crypt_bad_tag(const struct veil_req *r);
+bool veil_crypt_async_done(struct veil_req *r, int err);
 
 #endif /* DM_VEIL_CRYPT_H */

@@ -25,7 +25,8 @@
  * no_read_workqueue every read decrypts in its completion, without
  * helpers, and one that completes in hard IRQ or with interrupts off in
  * softirq right after it (veil-bh.c), as 6.12's dm-crypt does. An async
- * cipher driver makes an inline decryption go on from the crypt queue.
+ * cipher driver gets an inline decryption's sectors at once and ends it in
+ * its callback (veil-crypt.c, veil-job.c).
  *
  * CTR reads up to keystream_ahead_max: see veil-keystream.c.
  *

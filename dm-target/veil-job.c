@@ -24,8 +24,11 @@
  *   So a listed job always has an unclaimed chunk and a pending count above
  *   zero: a helper that finds it on the list may use it.
  * - The runner claims until no chunk is left, then drops its hold and never
- *   touches the job again. Nobody waits for a helper: one that comes late
- *   finds no chunk and leaves; one that never runs holds nothing.
+ *   touches the job again. An atomic runner whose chunk an async cipher
+ *   driver has passes its hold on with it: to the driver's callback for
+ *   the chunk's last sector, which drops it or goes on as the runner from
+ *   the crypt queue. Nobody waits for a helper: one that comes late finds
+ *   no chunk and leaves; one that never runs holds nothing.
  */
 #include <linux/bio.h>
 #include <linux/bitmap.h>
@@ -368,32 +371,57 @@ static void veil_job_resume(struct veil_io *io)
 	queue_work(io->vc->crypt_wq, &io->work);
 }
 
+static void veil_job_run_work(struct work_struct *work)
+{
+	veil_job_run(container_of(work, struct veil_io, work), VEIL_IN_QUEUE,
+		     false);
+}
+
 /*
- * The driver completed an atomic runner's request: count its sector (its
- * runner could not: see veil_crypt_chunk()) and go on from the queue.
+ * The driver completed an atomic runner's request; the last of its chunk
+ * in flight goes on with the job. A read's chunk whose every sector was
+ * handed over (or that failed) is put here, and so is the runner's hold
+ * if no chunk is left to claim, as dm-crypt ends a bio in its last
+ * sector's callback; chunks left to claim go on from the crypt queue. A
+ * chunk with sectors left, and a keystream job's (whose last put clears
+ * its pages: not for a hard-IRQ completion), go on from the queue.
+ * Whatever the context, only counts and puts here: no cipher call.
  */
 static void veil_job_async_done(veil_crypto_done_arg arg, int err)
 {
-	struct veil_io *io = veil_crypto_done_data(arg);
-	struct veil_c *vc = io->vc;
+	struct veil_req *r = veil_crypto_done_data(arg);
+	struct veil_io *io = r->io;
+	int chunk_err;
 
 	if (err == -EINPROGRESS)
 		return;
-	if (err == -EBADMSG)
-		veil_crypt_bad_tag(&io->req);
-	if (err)
-		veil_job_failed(io, err);
-	else
-		veil_stats_cipher(vc, veil_kind_dir(io->kind),
-				  vc->sector_size, 0);
-	veil_job_resume(io);
+	if (!veil_crypt_async_done(r, err))
+		return;
+	chunk_err = READ_ONCE(io->async_err);
+	if (chunk_err)
+		veil_job_failed(io, chunk_err);
+	if (io->kind != VEIL_JOB_READ ||
+	    (!chunk_err &&
+	     io->resume_off < veil_chunk_len(io, io->resume_idx))) {
+		veil_job_resume(io);
+		return;
+	}
+	/* The chunk: the runner's hold keeps the job. */
+	veil_job_put(io);
+	if (!veil_job_unclaimed(io)) {
+		veil_job_put(io);
+		return;
+	}
+	INIT_WORK(&io->work, veil_job_run_work);
+	queue_work(io->vc->crypt_wq, &io->work);
 }
 
 /*
  * Run one claimed chunk and put it. @from: bytes of the chunk already done
  * (non-zero only when resuming); @where: the context, for the counters;
- * @atomic: the caller may not sleep: @r must be &io->req, and an async
- * cipher call leaves the chunk to veil_job_resume().
+ * @atomic: the caller may not sleep: @r must be &io->req, and a chunk
+ * handed to an async cipher driver goes on in its callback,
+ * veil_job_async_done().
  *
  * A keystream chunk taken after the read completed decrypts the data in
  * place; one taken before computes keystream and is put by whoever XORs it.
@@ -407,7 +435,6 @@ static bool veil_job_chunk(struct veil_io *io, struct veil_req *r,
 {
 	struct veil_c *vc = io->vc;
 	enum veil_job_kind kind = io->kind;
-	unsigned int done = from;
 	int ret;
 
 	if (READ_ONCE(io->error)) {
@@ -419,13 +446,16 @@ static bool veil_job_chunk(struct veil_io *io, struct veil_req *r,
 		kind = VEIL_JOB_READ;
 	/* Counted first: once in flight, @io and the target may be gone. */
 	this_cpu_inc(vc->stats->where[where]);
-	ret = veil_crypt_chunk(io, r, idx, kind, &done,
+	ret = veil_crypt_chunk(io, r, idx, kind, from,
 			       atomic ? veil_job_async_done : NULL);
 	/* In flight: the driver's callback may already have finished @io. */
 	if (ret == -EINPROGRESS)
 		return true;
-	/* Not taken (no backlog when atomic): again from the crypt queue. */
-	if (atomic && (ret == -EBUSY || ret == -ENOSPC)) {
+	/*
+	 * Not all handed over (no request without waiting, or the driver's
+	 * queue full): the rest from the crypt queue.
+	 */
+	if (atomic && ret == -ENOSPC) {
 		veil_job_resume(io);
 		return true;
 	}
@@ -461,7 +491,7 @@ bool veil_job_help(struct veil_c *vc, struct veil_req *r)
 /**
  * veil_job_run() - run a job as its runner: claim until none is left
  * @io: the job, held by the caller; the hold is dropped on return, or
- *	passed on to the crypt queue when a chunk goes on asynchronously.
+ *	passed on with a chunk an async cipher driver has (veil_job_chunk()).
  * @where: the context, for the counters.
  * @atomic: the caller may not sleep.
  */

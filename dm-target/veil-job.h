@@ -61,9 +61,13 @@
  *	again (the page-wait queue, then the crypt queue).
  * @bh_node: entry in a CPU's softirq list (veil_bh_defer()).
  * @bh_fn: what runs in softirq.
- * @resume_idx: chunk an async cipher call left unfinished (set by
- *	veil-crypt.c, read by the job's resume).
- * @resume_off: bytes of that chunk already done.
+ * @resume_idx: the chunk an atomic runner handed to an async cipher
+ *	driver (set by veil-crypt.c, read by the job's resume).
+ * @resume_off: bytes of that chunk done or in flight; the chunk goes on
+ *	from there.
+ * @async_inflight: the runner's requests of that chunk in flight, plus
+ *	its hold while it hands them over.
+ * @async_err: the first error among them.
  * @req: the runner's cipher request; must be last.
  */
 struct veil_io {
@@ -100,6 +104,8 @@ struct veil_io {
 	void (*bh_fn)(struct veil_io *io);
 	unsigned int resume_idx;
 	unsigned int resume_off;
+	atomic_t async_inflight;
+	int async_err;
 
 	struct veil_req req;
 };
