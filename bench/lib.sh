@@ -41,10 +41,12 @@ bench_publish() {
 	rel=$("$TOP/scripts/kver.sh")
 	series=$(echo "$rel" | grep -oE '^[0-9]+\.[0-9]+')
 	pub=$TOP/bench/results/$series${kind:+/$kind}
-	# The report's files only: fio's folder holds fs/ and nbd/ too.
+	# The report's files only: fio's folder holds fs/ and nbd/ too, and
+	# $res keeps the plots of earlier runs: only those the report shows.
 	mkdir -p "$pub"
 	find "$pub" -maxdepth 1 -type f -delete
-	for f in "$res"/*.md "$res"/*.png "$res"/*.txt; do
+	for f in "$res"/*.md "$res"/*.txt $(sed -nE 's/.*\]\(([^)/]+\.png)\).*/\1/p' "$res"/*.md |
+		sort -u | sed "s|^|$res/|"); do
 		[ -f "$f" ] && cp "$f" "$pub/"
 	done
 	echo "bench: report published in bench/results/$series${kind:+/$kind}"
