@@ -89,11 +89,18 @@ static int veil_window_drain(struct veil_window *w)
 	return READ_ONCE(w->err);
 }
 
+/* Give back @r unless it is the caller's @own: it came from the pool. */
+static void veil_req_put(struct veil_c *vc, struct veil_req *own,
+			 struct veil_req *r)
+{
+	if (r != own)
+		mempool_free(r, &vc->req_pool);
+}
+
 static void veil_window_put(struct veil_c *vc, struct veil_window *w,
 			    struct veil_req *r)
 {
-	if (r != w->own)
-		mempool_free(r, &vc->req_pool);
+	veil_req_put(vc, w->own, r);
 }
 
 /**
@@ -389,8 +396,7 @@ bool veil_crypt_async_done(struct veil_req *r, int err)
 	else
 		veil_stats_cipher(vc, veil_kind_dir(io->kind), vc->sector_size,
 				  0);
-	if (r != &io->req)
-		mempool_free(r, &vc->req_pool);
+	veil_req_put(vc, &io->req, r);
 	return atomic_dec_and_test(&io->async_inflight);
 }
 
@@ -507,10 +513,8 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 			in = bio_iter_iovec(io->src, iter);
 			/* dma_alignment keeps sectors whole within a page. */
 			if (unlikely(in.bv_len < vc->sector_size)) {
-				if (w)
-					veil_window_put(vc, w, q);
-				else if (q != r)
-					mempool_free(q, &vc->req_pool);
+				/* Either way @r is the caller's own. */
+				veil_req_put(vc, r, q);
 				ret = -EIO;
 				break;
 			}
@@ -545,8 +549,7 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 			ret = 0;
 		} else if (atomic) {
 			atomic_dec(&io->async_inflight);
-			if (q != r)
-				mempool_free(q, &vc->req_pool);
+			veil_req_put(vc, r, q);
 		}
 		/* -ENOSPC: not taken, this sector goes on later. */
 		if (ret)
