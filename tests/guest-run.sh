@@ -118,6 +118,35 @@ kmemleak_check() {
 	fi
 }
 
+# stall_report: what a test that is about to be killed was doing: the
+# processes of its tree with their state and wait channel, the kernel
+# stacks of those in uninterruptible sleep, the mapped devices' state.
+stall_report() {
+	local pid
+	echo "--- processes ---"
+	ps -eo pid,ppid,stat,wchan:32,etimes,args --forest | grep -v ' \[.*\]$'
+	for pid in $(ps -eo pid=,stat= | awk '$2 ~ /^D/ { print $1 }'); do
+		echo "--- $(cat "/proc/$pid/comm" 2>/dev/null) ($pid), uninterruptible ---"
+		cat "/proc/$pid/stack" 2>/dev/null
+	done
+	echo "--- dmsetup info ---"
+	dmsetup info -c 2>&1
+	echo "--- dmsetup status ---"
+	dmsetup status 2>&1
+}
+
+# stall_watch PID SECONDS FILE: if PID still runs after SECONDS, write
+# stall_report to FILE (the kill at the time limit would lose it).
+stall_watch() {
+	local nap
+	sleep "$2" &
+	nap=$!
+	trap 'kill $nap 2>/dev/null; exit 0' TERM
+	wait "$nap"
+	kill -0 "$1" 2>/dev/null || exit 0
+	stall_report > "$3" 2>&1
+}
+
 for i in "${!selected[@]}"; do
 	t=${selected[i]}
 	name=${t%.sh}
@@ -131,8 +160,14 @@ for i in "${!selected[@]}"; do
 	# "# limit: SECONDS" in its head: a test slower than the others.
 	tlimit=$(sed -n 's/^# limit: \([0-9]*\)$/\1/p' "$TOP/tests/$t")
 	[ -n "$tlimit" ] && [ "$tlimit" -gt "$TIMEOUT" ] || tlimit=$TIMEOUT
-	timeout -k 10 "$tlimit" bash "$TOP/tests/$t" > "$log" 2>&1 < /dev/null
+	timeout -k 10 "$tlimit" bash "$TOP/tests/$t" > "$log" 2>&1 < /dev/null &
+	tpid=$!
+	stall_watch "$tpid" "$((tlimit > 30 ? tlimit - 15 : tlimit / 2))" "${log%.log}.stall.log" &
+	watcher=$!
+	wait "$tpid"
 	rc=$?
+	kill "$watcher" 2>/dev/null
+	wait "$watcher" 2>/dev/null
 	secs=$(($(date +%s) - start))
 	sleep 0.3
 	new=$(kmsg_lines "$from")
@@ -146,7 +181,7 @@ for i in "${!selected[@]}"; do
 	} >> "$log"
 
 	why=""
-	[ "$rc" = 124 ] && why="timed out after ${tlimit}s"
+	[ "$rc" = 124 ] && why="timed out after ${tlimit}s (its state then: logs/$(basename "${log%.log}").stall.log)"
 	[ -n "$bad" ] && why="kernel log: $(echo "$bad" | head -1)"
 	if [ -n "$left" ]; then
 		why="${why:+$why; }left devices behind: $left"
