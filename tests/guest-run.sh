@@ -118,9 +118,9 @@ kmemleak_check() {
 	fi
 }
 
-# stall_report: what a test that is about to be killed was doing: the
-# processes of its tree with their state and wait channel, the kernel
-# stacks of those in uninterruptible sleep, the mapped devices' state.
+# stall_report: what a test that is about to be killed was doing: every
+# process but the kernel's threads with its state and wait channel, the
+# kernel stacks of all in uninterruptible sleep, the mapped devices' state.
 stall_report() {
 	local pid
 	echo "--- processes ---"
@@ -162,7 +162,7 @@ for i in "${!selected[@]}"; do
 	[ -n "$tlimit" ] && [ "$tlimit" -gt "$TIMEOUT" ] || tlimit=$TIMEOUT
 	timeout -k 10 "$tlimit" bash "$TOP/tests/$t" > "$log" 2>&1 < /dev/null &
 	tpid=$!
-	stall_watch "$tpid" "$((tlimit > 30 ? tlimit - 15 : tlimit / 2))" "${log%.log}.stall.log" &
+	stall_watch "$tpid" "$((tlimit > 120 ? tlimit - 30 : tlimit / 2))" "${log%.log}.stall.log" &
 	watcher=$!
 	wait "$tpid"
 	rc=$?
