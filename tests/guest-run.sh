@@ -160,6 +160,8 @@ for i in "${!selected[@]}"; do
 	# "# limit: SECONDS" in its head: a test slower than the others.
 	tlimit=$(sed -n 's/^# limit: \([0-9]*\)$/\1/p' "$TOP/tests/$t")
 	[ -n "$tlimit" ] && [ "$tlimit" -gt "$TIMEOUT" ] || tlimit=$TIMEOUT
+	# A report left by an earlier run in the same results is not this one's.
+	rm -f "${log%.log}.stall.log"
 	timeout -k 10 "$tlimit" bash "$TOP/tests/$t" > "$log" 2>&1 < /dev/null &
 	tpid=$!
 	stall_watch "$tpid" "$((tlimit > 120 ? tlimit - 30 : tlimit / 2))" "${log%.log}.stall.log" &
