@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # In the guest, for bench/compare: ROUNDS rounds, each loading every
-# module in turn (in a rotated order) over the same brd ramdisk (aes-xts-plain64, one key) and
-# running the workloads, then dm-crypt with no_read_workqueue and
+# module in turn (in a rotated order) over the same brd ramdisk
+# (aes-xts-plain64, one key; BENCH_CIPHER=null: cipher_null-ecb, no key)
+# and running the workloads, then dm-crypt with no_read_workqueue and
 # no_write_workqueue. fio JSON to RES/json/<label>-<workload>-r<n>.json.
 #
 #   compare-guest.sh RES LABEL...   (modules in RES/mod-<label>/)
@@ -15,10 +16,14 @@ SIZE_MB=256
 modprobe -a dm_mod dm_crypt
 modprobe brd rd_nr=1 rd_size=$((SIZE_MB * 1024))
 dd if=/dev/urandom of=/dev/ram0 bs=1M count=$SIZE_MB oflag=direct status=none
-KEY=$(head -c 64 /dev/urandom | od -An -v -tx1 | tr -d ' \n')
+if [ "${BENCH_CIPHER:-}" = null ]; then
+	SPEC="cipher_null-ecb -"
+else
+	SPEC="aes-xts-plain64 $(head -c 64 /dev/urandom | od -An -v -tx1 | tr -d ' \n')"
+fi
 LEN=$(blockdev --getsz /dev/ram0)
 dmsetup create c-nowq --table \
-	"0 $LEN crypt aes-xts-plain64 $KEY 0 /dev/ram0 0 2 no_read_workqueue no_write_workqueue"
+	"0 $LEN crypt $SPEC 0 /dev/ram0 0 2 no_read_workqueue no_write_workqueue"
 workloads=$(grep -v '^#' "$TOP/bench/jobs/workloads.txt" |
 	    awk -v re="${BENCH_WORKLOADS:-qd1\$}" '$1 ~ re')
 
@@ -40,7 +45,7 @@ for round in $(seq 1 "${BENCH_ROUNDS:-5}"); do
 	for i in "${!labels[@]}"; do
 		label=${labels[$(((i + round - 1) % ${#labels[@]}))]}
 		insmod "$RES/mod-$label/dm-veil.ko"
-		dmsetup create c-veil --table "0 $LEN veil aes-xts-plain64 $KEY 0 /dev/ram0 0"
+		dmsetup create c-veil --table "0 $LEN veil $SPEC 0 /dev/ram0 0"
 		run "$label" /dev/mapper/c-veil "$round"
 		udevadm settle
 		dmsetup remove --retry c-veil

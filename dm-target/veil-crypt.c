@@ -20,8 +20,9 @@
  * (veil-job.c). Where it had to stop (no request without waiting, the
  * depth reached, or the driver's queue full: -ENOSPC without a backlog),
  * the rest of the chunk goes on from a queue.
- * The time inside each cipher call is read from local_clock(), the cheap
- * per-CPU clock, and summed per CPU.
+ * The time a chunk spends in its cipher loop (the cipher calls and each
+ * sector's set-up around them) is read from local_clock(), the cheap
+ * per-CPU clock, once per chunk, and summed per CPU.
  *
  * An AEAD (integrity:<bytes>:aead) takes each sector as dm-crypt lays it
  * out: associated data of the sector number (64 bits, little endian) and
@@ -210,6 +211,9 @@ static int veil_cipher_iv(struct veil_c *vc, u8 *iv, sector_t iv_sector,
 	u8 *map = NULL;
 	int ret;
 
+	/* A transform without an IV (ecb, the null cipher) needs none. */
+	if (!vc->iv_size)
+		return 0;
 	if (vc->iv_stored && !encrypt) {
 		memcpy(iv, tuple + vc->auth_size, vc->iv_stored);
 		return 0;
@@ -467,6 +471,8 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 {
 	bool atomic = !!async_done;
 	struct veil_c *vc = io->vc;
+	/* A transform without CRYPTO_ALG_ASYNC completes every call in it. */
+	bool count = atomic && veil_cipher_is_async(vc);
 	unsigned int off = idx * io->chunk_bytes, pos = from;
 	unsigned int len = veil_chunk_len(io, idx);
 	unsigned int step = vc->sector_size;
@@ -478,11 +484,13 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 	bool drain = false, own_busy = false;
 	struct veil_req *q = r;
 	struct bio_vec in;
-	u64 t0, ns = 0;
 	int ret = 0, wret;
+	s64 ns;
+	u64 t0;
 
 	if (kind != VEIL_JOB_KEYSTREAM)
 		bio_advance_iter(io->src, &iter, off + pos);
+	t0 = local_clock();
 	this_cpu_inc(vc->stats->chunks);
 	if (atomic) {
 		/* The caller's hold: nothing goes on before it is dropped. */
@@ -506,7 +514,6 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 		}
 		q->io = io;
 		sg_init_table(q->sg_in, 1);
-		sg_init_table(q->sg_out, 1);
 		if (kind == VEIL_JOB_KEYSTREAM) {
 			sg_set_page(q->sg_in, ZERO_PAGE(0), vc->sector_size, 0);
 		} else {
@@ -522,12 +529,14 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 				    in.bv_offset);
 			bio_advance_iter_single(io->src, &iter, vc->sector_size);
 		}
-		if (kind != VEIL_JOB_READ)
+		/* A read is decrypted in place. */
+		if (kind != VEIL_JOB_READ) {
+			sg_init_table(q->sg_out, 1);
 			veil_out_sg(io, kind, off + pos, q->sg_out);
+		}
 
-		if (atomic)
+		if (count)
 			atomic_inc(&io->async_inflight);
-		t0 = local_clock();
 		ret = veil_cipher(io, q, w, async_done, sector,
 				  io->tags ? veil_tuple(io, off + pos) : NULL,
 				  kind != VEIL_JOB_READ, &drain);
@@ -535,7 +544,6 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 			ret = veil_window_drain(w);
 			drain = false;
 		}
-		ns += local_clock() - t0;
 		/*
 		 * Without MAY_BACKLOG a full queue refuses (-ENOSPC); -EBUSY
 		 * would be a request backlogged all the same: in flight.
@@ -544,11 +552,13 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 			ret = -EINPROGRESS;
 		if (atomic && ret == -EINPROGRESS) {
 			/* Counted and given back by the driver's callback. */
+			WARN_ON_ONCE(!count);
 			own_busy |= q == r;
 			async_bytes += step;
 			ret = 0;
 		} else if (atomic) {
-			atomic_dec(&io->async_inflight);
+			if (count)
+				atomic_dec(&io->async_inflight);
 			veil_req_put(vc, r, q);
 		}
 		/* -ENOSPC: not taken, this sector goes on later. */
@@ -558,13 +568,13 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 	}
 
 	if (w) {
-		t0 = local_clock();
 		wret = veil_window_drain(w);
-		ns += local_clock() - t0;
 		if (!ret)
 			ret = wret;
 	}
-	veil_stats_cipher(vc, dir, pos - start - async_bytes, ns);
+	/* A sleeping caller may have moved to a CPU whose clock is behind. */
+	ns = local_clock() - t0;
+	veil_stats_cipher(vc, dir, pos - start - async_bytes, max_t(s64, ns, 0));
 	if (atomic)
 		return veil_atomic_end(io, pos, ret);
 	return ret;

@@ -274,8 +274,7 @@ static bool veil_read_probe(struct veil_reader *me)
  */
 static bool veil_read_cpu_free(struct veil_reader *me)
 {
-	const struct cpumask *wq_cpus = housekeeping_cpumask(HK_TYPE_WQ);
-	const struct cpumask *sched_cpus = housekeeping_cpumask(HK_TYPE_DOMAIN);
+	const struct cpumask *wq_cpus, *sched_cpus;
 	unsigned int self = raw_smp_processor_id();
 	unsigned long now = jiffies;
 	bool free = false;
@@ -283,6 +282,8 @@ static bool veil_read_cpu_free(struct veil_reader *me)
 
 	if (READ_ONCE(me->free_when) == now)
 		return READ_ONCE(me->free);
+	wq_cpus = housekeeping_cpumask(HK_TYPE_WQ);
+	sched_cpus = housekeeping_cpumask(HK_TYPE_DOMAIN);
 	for_each_cpu_and(cpu, wq_cpus, sched_cpus) {
 		struct veil_reader *other = per_cpu_ptr(&veil_readers, cpu);
 		struct task_struct *task = READ_ONCE(other->task);

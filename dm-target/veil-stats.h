@@ -44,7 +44,8 @@ enum veil_where {
  * struct veil_stats - per-CPU counters, summed by status
  * @bytes: bytes through the cipher, per direction.
  * @reqs: bios completed, per direction.
- * @cipher_ns: nanoseconds inside cipher calls, per direction.
+ * @cipher_ns: nanoseconds in chunks' cipher loops (the calls and each
+ *	sector's set-up), per direction.
  * @chunks: chunks this CPU ran.
  * @where: chunks run in each context.
  * @fanout: bios whose chunks were offered to helpers.

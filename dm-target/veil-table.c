@@ -125,8 +125,11 @@ static int veil_check_aead_iv(struct dm_target *ti, const struct veil_c *vc)
 }
 
 /*
- * One skcipher per key of a multi-key table, all of one name, into
- * vc->tfms. As dm-crypt: no driver that allocates memory on the I/O path.
+ * One skcipher per key of a multi-key table into vc->tfms. As dm-crypt: no
+ * driver that allocates memory on the I/O path. The keys after the first
+ * take the first one's driver by its unique name, so that all share its
+ * request size and whether it completes later (a driver registered
+ * meanwhile would otherwise win the name).
  */
 static int veil_alloc_skciphers(struct dm_target *ti, struct veil_c *vc,
 				const char *api, const char *cipher,
@@ -142,6 +145,8 @@ static int veil_alloc_skciphers(struct dm_target *ti, struct veil_c *vc,
 		return -ENOMEM;
 	}
 	for (i = 0; i < vc->tfms_count; i++) {
+		if (i)
+			api = crypto_tfm_alg_driver_name(crypto_skcipher_tfm(vc->tfms[0]));
 		tfm = crypto_alloc_skcipher(api, 0, tfm_mask);
 		if (IS_ERR(tfm)) {
 			ti->error = i ? "Error allocating crypto tfm" :
