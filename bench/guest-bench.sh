@@ -80,6 +80,14 @@ crypt_targets() {
 	fi
 }
 
+# rotate ROUND WORD...: the words, starting from the ROUNDth (cyclic), so
+# that no target always runs first or right after the same one in a round.
+rotate() {
+	local k=$((($1 - 1) % ($# - 1)))
+	shift
+	echo "${@:k+1}" "${@:1:k}"
+}
+
 # Ramdisk, aes-xts-plain64: the full matrix.
 brd_targets="raw:/dev/ram0 $(crypt_targets /dev/ram0 b aes-xts-plain64 "$KEY64")"
 map /dev/ram0 b-veil veil aes-xts-plain64 "$KEY64"
@@ -87,7 +95,7 @@ brd_targets="$brd_targets veil:/dev/mapper/b-veil"
 log "brd targets: $brd_targets"
 for round in $(seq 1 "$ROUNDS"); do
 	while read -r wl rw bs qd jobs; do
-		for t in $brd_targets; do
+		for t in $(rotate "$round" $brd_targets); do
 			run "$round" brd "${t%%:*}" "${t#*:}" "$wl" "$rw" "$bs" "$qd" "$jobs"
 		done
 	done <<< "$workloads"
@@ -97,15 +105,16 @@ dmsetup status b-veil >> "$RES/env-$CPUS.txt"
 for d in $(dmsetup ls | awk '/^b-/ { print $1 }'); do dmsetup remove "$d"; done
 
 # section DEVTAG PREFIX TARGETS "NAME RW BS"...: ROUNDS rounds of the
-# workloads at QD1 over TARGETS ("name:device" words), then the status of
-# PREFIX-veil into the environment file and every PREFIX- device removed.
+# workloads at QD1, each on every one of TARGETS ("name:device" words) in
+# turn, then the status of PREFIX-veil into the environment file and every
+# PREFIX- device removed.
 section() {
 	local dev=$1 prefix=$2 targets=$3 round t w name rw bs d
 	shift 3
 	for round in $(seq 1 "$ROUNDS"); do
-		for t in $targets; do
-			for w in "$@"; do
-				read -r name rw bs <<< "$w"
+		for w in "$@"; do
+			read -r name rw bs <<< "$w"
+			for t in $(rotate "$round" $targets); do
 				run "$round" "$dev" "${t%%:*}" "${t#*:}" "$name" "$rw" "$bs" 1 1
 			done
 		done

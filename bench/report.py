@@ -269,7 +269,8 @@ def main():
     parts = ["# fio: raw vs dm-crypt vs veil\n",
              "Made by `make bench` (bench/run): one guest boot per vCPU count, all "
              f"targets in the same boot, same cipher and key, {nrounds} interleaved "
-             "round(s): each round runs every workload on every target in turn. Each "
+             "round(s): each round runs every workload on every target in turn, the "
+             "targets in an order rotated by one each round. Each "
              "figure is the median over the rounds, the range (min–max) in brackets. "
              "Throughput in MB/s (10^6 bytes/s), total latency (submission + "
              "completion) in µs. \"best dm-crypt\" is, per workload, the dm-crypt "
