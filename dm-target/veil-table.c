@@ -145,8 +145,6 @@ static int veil_alloc_skciphers(struct dm_target *ti, struct veil_c *vc,
 		return -ENOMEM;
 	}
 	for (i = 0; i < vc->tfms_count; i++) {
-		if (i)
-			api = crypto_tfm_alg_driver_name(crypto_skcipher_tfm(vc->tfms[0]));
 		tfm = crypto_alloc_skcipher(api, 0, tfm_mask);
 		if (IS_ERR(tfm)) {
 			ti->error = i ? "Error allocating crypto tfm" :
@@ -154,6 +152,8 @@ static int veil_alloc_skciphers(struct dm_target *ti, struct veil_c *vc,
 			return PTR_ERR(tfm);
 		}
 		vc->tfms[i] = tfm;
+		if (!i)
+			api = crypto_tfm_alg_driver_name(crypto_skcipher_tfm(tfm));
 	}
 	vc->tfm = vc->tfms[0];
 	return 0;
