@@ -8,7 +8,8 @@
 # authenticated encryption over dm-integrity. ROUNDS
 # rounds (3 by default), each running every workload over every target
 # one after the other, so that the targets interleave.
-# Writes fio JSON to RESULTS/json/<cpus>-<dev>-<target>-<workload>-r<n>.json.
+# Writes fio JSON to RESULTS/json/<cpus>-<dev>-<target>-<workload>-r<n>.json
+# and the vCPUs' busy share beside it (.cpu).
 #
 #   guest-bench.sh RESULTS CPUS
 #
@@ -52,13 +53,40 @@ map() {
 dd if=/dev/urandom of=/dev/ram0 bs=1M count=$SIZE_MB oflag=direct status=none
 dd if=/dev/urandom of=/dev/nullb0 bs=1M count=$SIZE_MB oflag=direct status=none
 
-# run ROUND DEVTAG TARGET DEV WORKLOAD RW BS QD JOBS
+# cpu_ticks: the busy and the total clock ticks of all CPUs so far, from
+# /proc/stat (busy: user, nice, system, irq, softirq; not idle, iowait or
+# steal).
+cpu_ticks() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; exit }' /proc/stat
+}
+
+# veil_cipher DEV: a veil device's cipher time (ns) and bytes through the
+# cipher so far, both directions; nothing for another target.
+veil_cipher() {
+	local name=${1#/dev/mapper/}
+	[ "$name" != "$1" ] && dmsetup table "$name" | grep -q ' veil ' || return 0
+	dmsetup status "$name" | tr ' ' '\n' | awk -F= '
+		$1 ~ /^cipher_ns_/ { ns += $2 } $1 ~ /^bytes_(de|en)crypted$/ { b += $2 }
+		END { print ns, b }'
+}
+
+# run ROUND DEVTAG TARGET DEV WORKLOAD RW BS QD JOBS: fio's JSON, and
+# beside it (.cpu) how busy the vCPUs were over the run, in percent of one
+# vCPU, and for veil its cipher time and bytes over the run.
 run() {
-	local out="$RES/json/$CPUS-$2-$3-$5-r$1.json"
+	local out="$RES/json/$CPUS-$2-$3-$5-r$1.json" t0 t1 c0 c1
 	[[ "$5" =~ ${BENCH_WORKLOADS:-.} ]] && [[ "$3" =~ ${BENCH_TARGETS:-.} ]] &&
 		[[ "$2" =~ ${BENCH_DEVICES:-.} ]] || return 0
+	c0=$(veil_cipher "$4")
+	t0=$(cpu_ticks)
 	DEV=$4 RW=$6 BS=$7 QD=$8 JOBS=$9 SIZE=${RUN_MB:-$SIZE_MB}M \
 		fio --output-format=json --output="$out" "$TOP/bench/jobs/workload.fio"
+	t1=$(cpu_ticks)
+	c1=$(veil_cipher "$4")
+	echo "$t0 $t1 ${c0:-0 0} ${c1:-0 0}" | awk -v cpus="$CPUS" '{
+		printf "busy_pct=%.1f", ($3 - $1) * 100 * cpus / ($4 - $2)
+		if ($8 > $6) printf " cipher_ns=%d cipher_bytes=%d", $7 - $5, $8 - $6
+		print "" }' > "${out%.json}.cpu"
 }
 
 # The workload matrix (bench/jobs/workloads.txt, without its comments).

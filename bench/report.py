@@ -44,14 +44,33 @@ def load(res):
         # Total latency, submission included: veil encrypts writes while
         # submitting, so completion latency alone would flatter it.
         pct = side["lat_ns"].get("percentile") or side["clat_ns"].get("percentile", {})
-        runs.setdefault((int(cpus), dev, wl, target), []).append({
+        run = {
             "round": rnd,
             "mbs": side["bw_bytes"] / 1e6,
             "iops": side["iops"],
             "p50": pct.get("50.000000", 0) / 1000.0,
             "p99": pct.get("99.000000", 0) / 1000.0,
-        })
+        }
+        run.update(cpu_share(path[:-5] + ".cpu", run["mbs"]))
+        runs.setdefault((int(cpus), dev, wl, target), []).append(run)
     return runs
+
+
+def cpu_share(path, mbs):
+    """From guest-bench.sh's .cpu file: the vCPUs' busy share (percent of
+    one vCPU), the vCPU time per MB moved (µs), and for veil its cipher's
+    time per MB through the cipher (µs); {} for a run without the file."""
+    try:
+        with open(path) as f:
+            fields = dict(kv.split("=") for kv in f.read().split())
+    except OSError:
+        return {}
+    out = {"busy": float(fields["busy_pct"])}
+    if mbs:
+        out["cpu_us_mb"] = out["busy"] / 100 / mbs * 1e6
+    if int(fields.get("cipher_bytes", 0)):
+        out["cipher_us_mb"] = int(fields["cipher_ns"]) / int(fields["cipher_bytes"]) * 1e3
+    return out
 
 
 def med(rounds, field):
@@ -132,6 +151,28 @@ def table(runs, cpus, dev, targets):
             [LABEL.get(best[0], "-") if best else "-", ratio_best, per_round, ratio_def,
              f"{q:.2f}" if q else "-"] + \
             [cell(x, "p50", "{:.0f}") for x in r]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def cpu_table(runs, cpus, dev, targets):
+    """How busy the vCPUs were per workload and target, and the vCPU time
+    per MB; "" for runs without the busy share."""
+    targets = [t for t in targets
+               if any("busy" in r for k, v in runs.items() if k[:2] == (cpus, dev) and k[3] == t
+                      for r in v)]
+    if not targets:
+        return ""
+    veils = [t for t in targets if t.startswith("veil")]
+    head = ["workload"] + [f"{t} busy %" for t in targets] + \
+        [f"{t} vCPU µs/MB" for t in targets] + [f"{t} cipher µs/MB" for t in veils]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for w in workloads(runs, cpus, dev):
+        r = [[x for x in runs.get((cpus, dev, w, t), []) if "busy" in x] for t in targets]
+        rv = [[x for x in runs.get((cpus, dev, w, t), []) if "cipher_us_mb" in x] for t in veils]
+        row = [w] + [cell(x, "busy", "{:.0f}") for x in r] + \
+            [cell([y for y in x if "cpu_us_mb" in y], "cpu_us_mb", "{:.0f}") for x in r] + \
+            [cell(x, "cipher_us_mb", "{:.0f}") for x in rv]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
@@ -295,6 +336,14 @@ def main():
                              "capi:gcm(aes)-random"}.get(dev, dev)
             parts.append(f"## {desc}, {cpus} vCPU(s)\n")
             parts.append(table(runs, cpus, dev, targets))
+            busy = cpu_table(runs, cpus, dev, targets)
+            if busy:
+                parts.append(f"\nvCPU time, {cpus} vCPU(s): how busy the vCPUs were during "
+                             "each run (percent of one vCPU, all CPUs together: "
+                             f"{cpus * 100} is all of them), the vCPU time per MB "
+                             "moved, and veil's cipher time per MB through its "
+                             "cipher (from its status).\n")
+                parts.append(busy)
             parts.append(f"\n![ratios {dev} {cpus} cpu]({plot_ratios(runs, res, cpus, dev)})\n")
             parts.append(f"![p50 {dev} {cpus} cpu]({plot_latency(runs, res, cpus, dev, targets)})\n")
     for env in sorted(glob.glob(os.path.join(res, "env-*.txt"))):
