@@ -60,32 +60,38 @@ cpu_ticks() {
 	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; exit }' /proc/stat
 }
 
-# veil_cipher DEV: a veil device's cipher time (ns) and bytes through the
-# cipher so far, both directions; nothing for another target.
-veil_cipher() {
+# veil_counters DEV: a veil device's cipher time (ns), bytes through the
+# cipher (both directions) and chunks run in the submitter (map and
+# completion), on the crypt queue and by helpers, so far; nothing for
+# another target.
+veil_counters() {
 	local name=${1#/dev/mapper/}
 	[ "$name" != "$1" ] && dmsetup table "$name" | grep -q ' veil ' || return 0
 	dmsetup status "$name" | tr ' ' '\n' | awk -F= '
 		$1 ~ /^cipher_ns_/ { ns += $2 } $1 ~ /^bytes_(de|en)crypted$/ { b += $2 }
-		END { print ns, b }'
+		$1 ~ /^chunks_(map|endio)$/ { s += $2 } $1 == "chunks_queue" { q = $2 }
+		$1 == "chunks_helper" { h = $2 }
+		END { printf "%.0f %.0f %.0f %.0f %.0f\n", ns, b, s, q, h }'
 }
 
 # run ROUND DEVTAG TARGET DEV WORKLOAD RW BS QD JOBS: fio's JSON, and
 # beside it (.cpu) how busy the vCPUs were over the run, in percent of one
-# vCPU, and for veil its cipher time and bytes over the run.
+# vCPU, and for veil its cipher time, bytes and chunks over the run.
 run() {
 	local out="$RES/json/$CPUS-$2-$3-$5-r$1.json" t0 t1 c0 c1
 	[[ "$5" =~ ${BENCH_WORKLOADS:-.} ]] && [[ "$3" =~ ${BENCH_TARGETS:-.} ]] &&
 		[[ "$2" =~ ${BENCH_DEVICES:-.} ]] || return 0
-	c0=$(veil_cipher "$4")
+	c0=$(veil_counters "$4")
 	t0=$(cpu_ticks)
 	DEV=$4 RW=$6 BS=$7 QD=$8 JOBS=$9 SIZE=${RUN_MB:-$SIZE_MB}M \
 		fio --output-format=json --output="$out" "$TOP/bench/jobs/workload.fio"
 	t1=$(cpu_ticks)
-	c1=$(veil_cipher "$4")
-	echo "$t0 $t1 ${c0:-0 0} ${c1:-0 0}" | awk -v cpus="$CPUS" '{
+	c1=$(veil_counters "$4")
+	echo "$t0 $t1 ${c0:-0 0 0 0 0} ${c1:-0 0 0 0 0}" | awk -v cpus="$CPUS" '{
 		printf "busy_pct=%.1f", ($3 - $1) * 100 * cpus / ($4 - $2)
-		if ($8 > $6) printf " cipher_ns=%d cipher_bytes=%d", $7 - $5, $8 - $6
+		if ($11 > $6)
+			printf " cipher_ns=%.0f cipher_bytes=%.0f chunks_submitter=%.0f chunks_queue=%.0f chunks_helper=%.0f",
+				$10 - $5, $11 - $6, $12 - $7, $13 - $8, $14 - $9
 		print "" }' > "${out%.json}.cpu"
 }
 

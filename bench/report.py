@@ -70,6 +70,10 @@ def cpu_share(path, mbs):
         out["cpu_us_mb"] = out["busy"] / 100 / mbs * 1e6
     if int(fields.get("cipher_bytes", 0)):
         out["cipher_us_mb"] = int(fields["cipher_ns"]) / int(fields["cipher_bytes"]) * 1e3
+        where = [int(fields.get(f"chunks_{w}", 0)) for w in ("submitter", "queue", "helper")]
+        if sum(where):
+            out["submitter_pct"], out["queue_pct"], out["helper_pct"] = \
+                (100 * n / sum(where) for n in where)
     return out
 
 
@@ -165,14 +169,17 @@ def cpu_table(runs, cpus, dev, targets):
         return ""
     veils = [t for t in targets if t.startswith("veil")]
     head = ["workload"] + [f"{t} busy %" for t in targets] + \
-        [f"{t} vCPU µs/MB" for t in targets] + [f"{t} cipher µs/MB" for t in veils]
+        [f"{t} vCPU µs/MB" for t in targets] + [f"{t} cipher µs/MB" for t in veils] + \
+        [f"{t} chunks: submitter / queue / helpers %" for t in veils]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for w in workloads(runs, cpus, dev):
         r = [[x for x in runs.get((cpus, dev, w, t), []) if "busy" in x] for t in targets]
         rv = [[x for x in runs.get((cpus, dev, w, t), []) if "cipher_us_mb" in x] for t in veils]
         row = [w] + [cell(x, "busy", "{:.0f}") for x in r] + \
             [cell([y for y in x if "cpu_us_mb" in y], "cpu_us_mb", "{:.0f}") for x in r] + \
-            [cell(x, "cipher_us_mb", "{:.0f}") for x in rv]
+            [cell(x, "cipher_us_mb", "{:.0f}") for x in rv] + \
+            [" / ".join(f"{med(x, k):.0f}" for k in ("submitter_pct", "queue_pct", "helper_pct"))
+             if x and all("submitter_pct" in y for y in x) else "-" for x in rv]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
@@ -341,8 +348,10 @@ def main():
                 parts.append(f"\nvCPU time, {cpus} vCPU(s): how busy the vCPUs were during "
                              "each run (percent of one vCPU, all CPUs together: "
                              f"{cpus * 100} is all of them), the vCPU time per MB "
-                             "moved, and veil's cipher time per MB through its "
-                             "cipher (from its status).\n")
+                             "moved, veil's cipher time per MB through its "
+                             "cipher, and where veil's chunks ran: in the submitter (its "
+                             "map or its read's completion), on the crypt queue, by "
+                             "helpers (medians; from its status over each run).\n")
                 parts.append(busy)
             parts.append(f"\n![ratios {dev} {cpus} cpu]({plot_ratios(runs, res, cpus, dev)})\n")
             parts.append(f"![p50 {dev} {cpus} cpu]({plot_latency(runs, res, cpus, dev, targets)})\n")
