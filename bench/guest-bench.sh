@@ -24,6 +24,7 @@ RES=$1
 CPUS=$2
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 export RUNTIME=${BENCH_RUNTIME:-4}
+[ "$RUNTIME" -ge 2 ] || { echo "BENCH_RUNTIME must be at least 2 (s)" >&2; exit 1; }
 ROUNDS=${BENCH_ROUNDS:-3}
 SIZE_MB=256
 mkdir -p "$RES/json"
@@ -75,17 +76,23 @@ veil_counters() {
 }
 
 # run ROUND DEVTAG TARGET DEV WORKLOAD RW BS QD JOBS: fio's JSON, and
-# beside it (.cpu) how busy the vCPUs were over the run, in percent of one
-# vCPU, and for veil its cipher time, bytes and chunks over the run.
+# beside it (.cpu) how busy the vCPUs were in the middle of the run (from
+# half a second after fio's 1 s ramp to half a second before its end:
+# neither fio's start nor its end), in percent of one vCPU, and for veil
+# its cipher time, bytes and chunks over the whole run.
 run() {
-	local out="$RES/json/$CPUS-$2-$3-$5-r$1.json" t0 t1 c0 c1
+	local out="$RES/json/$CPUS-$2-$3-$5-r$1.json" t0 t1 c0 c1 pid
 	[[ "$5" =~ ${BENCH_WORKLOADS:-.} ]] && [[ "$3" =~ ${BENCH_TARGETS:-.} ]] &&
 		[[ "$2" =~ ${BENCH_DEVICES:-.} ]] || return 0
 	c0=$(veil_counters "$4")
-	t0=$(cpu_ticks)
 	DEV=$4 RW=$6 BS=$7 QD=$8 JOBS=$9 SIZE=${RUN_MB:-$SIZE_MB}M \
-		fio --output-format=json --output="$out" "$TOP/bench/jobs/workload.fio"
+		fio --output-format=json --output="$out" "$TOP/bench/jobs/workload.fio" &
+	pid=$!
+	sleep 1.5
+	t0=$(cpu_ticks)
+	sleep "$((RUNTIME - 1))"
 	t1=$(cpu_ticks)
+	wait "$pid"
 	c1=$(veil_counters "$4")
 	echo "$t0 $t1 ${c0:-0 0 0 0 0} ${c1:-0 0 0 0 0}" | awk -v cpus="$CPUS" '{
 		printf "busy_pct=%.1f", ($3 - $1) * 100 * cpus / ($4 - $2)

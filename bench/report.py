@@ -345,8 +345,8 @@ def main():
             parts.append(table(runs, cpus, dev, targets))
             busy = cpu_table(runs, cpus, dev, targets)
             if busy:
-                parts.append(f"\nvCPU time, {cpus} vCPU(s): how busy the vCPUs were during "
-                             "each run (percent of one vCPU, all CPUs together: "
+                parts.append(f"\nvCPU time, {cpus} vCPU(s): how busy the vCPUs were in the "
+                             "middle of each run (percent of one vCPU, all CPUs together: "
                              f"{cpus * 100} is all of them), the vCPU time per MB "
                              "moved, veil's cipher time per MB through its "
                              "cipher, and where veil's chunks ran: in the submitter (its "
