@@ -70,10 +70,9 @@ def cpu_share(path, mbs):
         out["cpu_us_mb"] = out["busy"] / 100 / mbs * 1e6
     if int(fields.get("cipher_bytes", 0)):
         out["cipher_us_mb"] = int(fields["cipher_ns"]) / int(fields["cipher_bytes"]) * 1e3
-        where = [int(fields.get(f"chunks_{w}", 0)) for w in ("submitter", "queue", "helper")]
-        if sum(where):
-            out["submitter_pct"], out["queue_pct"], out["helper_pct"] = \
-                (100 * n / sum(where) for n in where)
+        chunks = {w: int(fields[f"chunks_{w}"]) for w in ("submitter", "queue", "helper")}
+        total = sum(chunks.values())
+        out.update({f"{w}_pct": 100 * n / total for w, n in chunks.items() if total})
     return out
 
 
@@ -87,6 +86,8 @@ def rng(rounds, field):
 
 
 def cell(rounds, field, fmt="{:.1f}"):
+    """Median (range) of field over the rounds that have it, or "-"."""
+    rounds = [r for r in rounds or [] if field in r]
     if not rounds:
         return "-"
     lo, hi = rng(rounds, field)
@@ -160,26 +161,27 @@ def table(runs, cpus, dev, targets):
 
 
 def cpu_table(runs, cpus, dev, targets):
-    """How busy the vCPUs were per workload and target, and the vCPU time
-    per MB; "" for runs without the busy share."""
-    targets = [t for t in targets
-               if any("busy" in r for k, v in runs.items() if k[:2] == (cpus, dev) and k[3] == t
-                      for r in v)]
+    """How busy the vCPUs were per workload and target, the vCPU time per
+    MB, and veil's cipher time and chunks; "" for runs without the busy
+    share."""
+    have = {k[3] for k, v in runs.items() if k[:2] == (cpus, dev) and any("busy" in r for r in v)}
+    targets = [t for t in targets if t in have]
     if not targets:
         return ""
     veils = [t for t in targets if t.startswith("veil")]
+    where = ("submitter_pct", "queue_pct", "helper_pct")
     head = ["workload"] + [f"{t} busy %" for t in targets] + \
         [f"{t} vCPU µs/MB" for t in targets] + [f"{t} cipher µs/MB" for t in veils] + \
         [f"{t} chunks: submitter / queue / helpers %" for t in veils]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for w in workloads(runs, cpus, dev):
-        r = [[x for x in runs.get((cpus, dev, w, t), []) if "busy" in x] for t in targets]
-        rv = [[x for x in runs.get((cpus, dev, w, t), []) if "cipher_us_mb" in x] for t in veils]
-        row = [w] + [cell(x, "busy", "{:.0f}") for x in r] + \
-            [cell([y for y in x if "cpu_us_mb" in y], "cpu_us_mb", "{:.0f}") for x in r] + \
-            [cell(x, "cipher_us_mb", "{:.0f}") for x in rv] + \
-            [" / ".join(f"{med(x, k):.0f}" for k in ("submitter_pct", "queue_pct", "helper_pct"))
-             if x and all("submitter_pct" in y for y in x) else "-" for x in rv]
+        r = {t: runs.get((cpus, dev, w, t), []) for t in targets}
+        split = {t: [x for x in r[t] if where[0] in x] for t in veils}
+        row = [w] + [cell(r[t], "busy", "{:.0f}") for t in targets] + \
+            [cell(r[t], "cpu_us_mb", "{:.0f}") for t in targets] + \
+            [cell(r[t], "cipher_us_mb", "{:.0f}") for t in veils] + \
+            [" / ".join(f"{med(split[t], k):.0f}" for k in where) if split[t] else "-"
+             for t in veils]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
