@@ -31,7 +31,7 @@ configs="none aes-ctr-plain64:32 aes-xts-plain64:64 blowfish-ctr-plain64:32
 
 now() { date +%s%N; }
 cipher_ns() {
-	dmsetup status vol | tr ' ' '\n' | awk -F= '/^cipher_ns_/ { s += $2 } END { print s + 0 }'
+	dmsetup status vol | tr ' ' '\n' | awk -F= '/^cipher_ns_(de|en)crypt=/ { s += $2 } END { print s + 0 }'
 }
 cold() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 # step NAME CMD...: time CMD, record wall and cipher seconds

@@ -69,7 +69,7 @@ veil_counters() {
 	local name=${1#/dev/mapper/}
 	[ "$name" != "$1" ] && dmsetup table "$name" | grep -q ' veil ' || return 0
 	dmsetup status "$name" | tr ' ' '\n' | awk -F= '
-		$1 ~ /^cipher_ns_/ { ns += $2 } $1 ~ /^bytes_(de|en)crypted$/ { b += $2 }
+		$1 ~ /^cipher_ns_(de|en)crypt$/ { ns += $2 } $1 ~ /^bytes_(de|en)crypted$/ { b += $2 }
 		$1 ~ /^chunks_(map|endio)$/ { s += $2 } $1 == "chunks_queue" { q = $2 }
 		$1 == "chunks_helper" { h = $2 }
 		END { printf "%.0f %.0f %.0f %.0f %.0f\n", ns, b, s, q, h }'

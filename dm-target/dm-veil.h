@@ -71,6 +71,7 @@ enum veil_flag {
 };
 
 struct veil_bh;
+struct veil_costs;
 struct veil_helper;
 struct veil_masks;
 struct veil_stats;
@@ -154,6 +155,7 @@ struct veil_stats;
  * @page_wait_wq: writes that wait for ciphertext pages, one at a time.
  * @bh: per-CPU softirq work of reads completed in hard IRQ (veil-bh.c).
  * @stats: per-CPU counters.
+ * @costs: what a helper costs and saves, measured (veil-stats.h).
  * @per_bio_data_size: size of struct veil_io plus the cipher request.
  */
 struct veil_c {
@@ -223,6 +225,7 @@ struct veil_c {
 	struct veil_bh __percpu *bh;
 
 	struct veil_stats __percpu *stats;
+	struct veil_costs *costs;
 	unsigned int per_bio_data_size;
 };
 

@@ -21,7 +21,9 @@
  *   not yet started, the CPUs are busy: jobs are not listed and run whole
  *   on their runner, which keeps every bio on one CPU under a deep queue.
  * - One bio wakes at most one helper per VEIL_WAKE_BYTES of its data, and
- *   never more than it has chunks beyond its runner's: see below.
+ *   never more than it has chunks beyond its runner's; beyond the first,
+ *   no more than its measured cipher time is worth against the measured
+ *   time a helper takes to start (veil-stats.h): see below.
  * - A running helper takes new jobs without being queued again.
  * - A helper waits for the cipher (async drivers, and their requests
  *   from the target's request mempool, which only the driver's
@@ -30,14 +32,20 @@
  *   never for pages, veil's locks, or other work of any veil queue.
  */
 #include <linux/cpumask.h>
+#include <linux/jiffies.h>
+#include <linux/math64.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 
 #include "veil-helpers.h"
 #include "veil-job.h"
 
 /* A bio wakes at most one helper per this many bytes of its data. */
 #define VEIL_WAKE_BYTES			(32 * 1024)
+
+/* A helper delay last measured longer ago than this is not trusted. */
+#define VEIL_DELAY_STALE		HZ
 
 /**
  * struct veil_helper - one helper of one target
@@ -46,12 +54,14 @@
  * @state: enum veil_helper_state.
  * @req: the helper's cipher request; one at a time, as @work never runs
  *	on two CPUs at once.
+ * @queued_ns: when it was last queued (ktime_get_mono_fast_ns()).
  */
 struct veil_helper {
 	struct veil_c *vc;
 	struct work_struct work;
 	atomic_t state;
 	struct veil_req *req;
+	u64 queued_ns;
 };
 
 /**
@@ -88,18 +98,47 @@ bool veil_may_fanout(struct veil_c *vc, enum veil_job_kind kind)
 	return num_online_cpus() > 1;
 }
 
+/*
+ * How many helpers a job's cipher work is worth, as measured: one per
+ * helper delay of it beyond the first, so that each of the runner and its
+ * helpers would have at least a delay's worth of it. UINT_MAX while either
+ * figure is unknown, or the delay was last measured over VEIL_DELAY_STALE
+ * ago (under a load that may have passed).
+ */
+static unsigned int veil_helpers_worth(struct veil_io *io)
+{
+	struct veil_costs *costs = io->vc->costs;
+	enum veil_dir dir = veil_kind_dir(io->kind);
+	unsigned long delay = ewma_veil_ns_read(&costs->helper_delay);
+	unsigned long per_kib = ewma_veil_ns_read(&costs->cipher_ns_kib[dir]);
+	u64 delays;
+
+	if (!delay || !per_kib ||
+	    time_after(jiffies, READ_ONCE(costs->helper_delay_when) +
+			       VEIL_DELAY_STALE))
+		return UINT_MAX;
+	delays = div64_ul((u64)(io->iter.bi_size / 1024) * per_kib, delay);
+	return delays ? min_t(u64, delays - 1, UINT_MAX) : 0;
+}
+
 /**
  * veil_helpers_wanted() - how many helpers a job may wake
  * @io: a planned job.
  * @runner: the job has a runner that takes chunks too (not a keystream
  *	job, whose submitter waits for the device meanwhile).
  *
- * A wake-up and the claims that follow cost a few microseconds; on a CPU
- * with AES instructions that is the cipher time of several KiB. A helper
- * is worth waking only for at least VEIL_WAKE_BYTES of work: a 64 KiB bio
- * wakes at most two, a 1 MiB bio at most one per other online CPU. A
- * keystream job may wake one helper whatever its size: its submitter
- * sleeps until the device completes, and nobody else makes the keystream.
+ * A wake-up and the claims that follow cost a few microseconds on an idle
+ * machine; on a CPU with AES instructions that is the cipher time of
+ * several KiB. So a job wakes at most one helper per VEIL_WAKE_BYTES of
+ * its data: a 64 KiB bio at most two, a 1 MiB bio at most one per other
+ * online CPU. Beyond the first, only as many as the measured costs say
+ * are worth it (veil_helpers_worth()): a cheap cipher (the null cipher),
+ * or CPUs slow to start a helper (busy, or vCPUs that the host runs on
+ * fewer CPUs), wakes fewer. The first is not held back by them: it keeps
+ * the delay measured, and a delay measured on CPUs that rarely see a
+ * helper would hold helpers back for good. A keystream job may wake one
+ * helper whatever its size: its submitter sleeps until the device
+ * completes, and nobody else makes the keystream.
  *
  * Return: the most helpers the job may wake.
  */
@@ -108,6 +147,8 @@ unsigned int veil_helpers_wanted(struct veil_io *io, bool runner)
 	unsigned int n = io->iter.bi_size / VEIL_WAKE_BYTES;
 	unsigned int cpus = num_online_cpus();
 
+	if (n > 1)
+		n = min(n, max(veil_helpers_worth(io), 1U));
 	if (runner)
 		return min3(n, io->nr_chunks - 1, cpus - 1);
 	return min3(max(n, 1U), io->nr_chunks, cpus);
@@ -119,6 +160,8 @@ static bool veil_helper_queue(struct veil_c *vc, struct veil_helper *h)
 			       VEIL_HELPER_QUEUED)) {
 	case VEIL_HELPER_IDLE:
 		atomic_inc(&vc->helpers_queued);
+		/* Seen by the work: queueing orders it before the work runs. */
+		h->queued_ns = ktime_get_mono_fast_ns();
 		if (test_bit(VEIL_SAME_CPU, &vc->flags))
 			queue_work_on(raw_smp_processor_id(), vc->helper_wq,
 				      &h->work);
@@ -185,6 +228,7 @@ static void veil_helper_work(struct work_struct *work)
 
 	atomic_set(&h->state, VEIL_HELPER_RUNNING);
 	atomic_dec(&vc->helpers_queued);
+	veil_stats_helper_delay(vc, ktime_get_mono_fast_ns() - h->queued_ns);
 	for (;;) {
 		/* Jobs may keep coming: let others run between chunks. */
 		while (veil_job_help(vc, h->req))

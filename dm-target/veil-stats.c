@@ -6,6 +6,7 @@
  * snapshot, exact on 64-bit machines once the device is idle.
  */
 #include <linux/percpu.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "dm-veil.h"
@@ -20,7 +21,8 @@
 int veil_stats_init(struct veil_c *vc)
 {
 	vc->stats = alloc_percpu(struct veil_stats);
-	return vc->stats ? 0 : -ENOMEM;
+	vc->costs = kzalloc(sizeof(*vc->costs), GFP_KERNEL);
+	return vc->stats && vc->costs ? 0 : -ENOMEM;
 }
 
 /**
@@ -30,6 +32,7 @@ int veil_stats_init(struct veil_c *vc)
 void veil_stats_exit(struct veil_c *vc)
 {
 	free_percpu(vc->stats);
+	kfree(vc->costs);
 }
 
 /**
@@ -92,7 +95,12 @@ unsigned int veil_stats_emit(struct veil_c *vc, char *result,
 	DMEMIT(" chunks_map=%llu chunks_endio=%llu chunks_queue=%llu chunks_helper=%llu",
 	       sum.where[VEIL_IN_MAP], sum.where[VEIL_IN_ENDIO],
 	       sum.where[VEIL_IN_QUEUE], sum.where[VEIL_IN_HELPER]);
-	DMEMIT(" page_waits=%llu cpu_chunks=", sum.page_waits);
+	DMEMIT(" page_waits=%llu", sum.page_waits);
+	DMEMIT(" helper_delay_ns=%lu cipher_ns_kib_decrypt=%lu cipher_ns_kib_encrypt=%lu",
+	       ewma_veil_ns_read(&vc->costs->helper_delay),
+	       ewma_veil_ns_read(&vc->costs->cipher_ns_kib[VEIL_DECRYPT]),
+	       ewma_veil_ns_read(&vc->costs->cipher_ns_kib[VEIL_ENCRYPT]));
+	DMEMIT(" cpu_chunks=");
 	for_each_possible_cpu(cpu) {
 		DMEMIT("%s%d:%llu", sep, cpu, per_cpu_ptr(vc->stats, cpu)->chunks);
 		sep = ",";

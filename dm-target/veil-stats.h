@@ -5,6 +5,8 @@
 #ifndef DM_VEIL_STATS_H
 #define DM_VEIL_STATS_H
 
+#include <linux/average.h>
+#include <linux/jiffies.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
 
@@ -76,12 +78,49 @@ struct veil_stats {
 	u64 aead_mask_miss;
 };
 
+/* Running averages of nanoseconds: each sample weighs 1/8. */
+DECLARE_EWMA(veil_ns, 4, 8)
+
+/**
+ * struct veil_costs - what waking a helper costs and what it would save
+ * @helper_delay: nanoseconds from a helper's queueing to its start: the
+ *	time a wake-up takes, on this machine and under its present load.
+ * @helper_delay_when: jiffies of the last @helper_delay sample.
+ * @cipher_ns_kib: nanoseconds per KiB in the cipher loop of chunks of
+ *	bios split into several, per direction.
+ *
+ * Shared by every CPU in a cache line of their own, written without a
+ * lock by whoever has a sample: one update may undo a concurrent one,
+ * which only loses a sample. Written for chunks of split bios and for
+ * helpers' starts, not for every small bio.
+ */
+struct veil_costs {
+	struct ewma_veil_ns helper_delay;
+	unsigned long helper_delay_when;
+	struct ewma_veil_ns cipher_ns_kib[VEIL_NR_DIRS];
+} ____cacheline_aligned_in_smp;
+
 /* Add cipher work to this CPU's counters: @bytes through it, @ns inside. */
 static inline void veil_stats_cipher(struct veil_c *vc, enum veil_dir dir,
 				     unsigned int bytes, u64 ns)
 {
 	this_cpu_add(vc->stats->bytes[dir], bytes);
 	this_cpu_add(vc->stats->cipher_ns[dir], ns);
+}
+
+/* A helper started @ns after it was queued. */
+static inline void veil_stats_helper_delay(struct veil_c *vc, u64 ns)
+{
+	ewma_veil_ns_add(&vc->costs->helper_delay, ns);
+	WRITE_ONCE(vc->costs->helper_delay_when, jiffies);
+}
+
+/* A chunk of a split bio spent @ns in the cipher for @bytes. */
+static inline void veil_stats_chunk_cost(struct veil_c *vc, enum veil_dir dir,
+					 unsigned int bytes, u64 ns)
+{
+	ewma_veil_ns_add(&vc->costs->cipher_ns_kib[dir],
+			 div_u64(ns * 1024, bytes));
 }
 
 int veil_stats_init(struct veil_c *vc);
