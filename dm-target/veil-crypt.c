@@ -575,8 +575,9 @@ int veil_crypt_chunk(struct veil_io *io, struct veil_req *r, unsigned int idx,
 	/* A sleeping caller may have moved to a CPU whose clock is behind. */
 	ns = max_t(s64, local_clock() - t0, 0);
 	veil_stats_cipher(vc, dir, pos - start - async_bytes, ns);
-	/* What a helper would save: whole chunks of split bios. */
-	if (io->nr_chunks > 1 && !from && pos == len && !async_bytes)
+	/* What a helper would save: the whole first chunk of a large bio. */
+	if (!idx && io->nr_chunks > 1 && io->iter.bi_size >= VEIL_COST_BIO_MIN &&
+	    !from && pos == len && !async_bytes)
 		veil_stats_chunk_cost(vc, dir, len, ns);
 	if (atomic)
 		return veil_atomic_end(io, pos, ret);

@@ -100,17 +100,20 @@ bool veil_may_fanout(struct veil_c *vc, enum veil_job_kind kind)
 
 /*
  * How many helpers a job's cipher work is worth, as measured: one per
- * helper delay of it beyond the first, so that each of the runner and its
- * helpers would have at least a delay's worth of it. UINT_MAX while either
- * figure is unknown, or the delay was last measured over VEIL_DELAY_STALE
- * ago (under a load that may have passed).
+ * helper delay of its expected cipher time, less one for a runner. As a
+ * rule of thumb: the runner and each helper would have at least a delay's
+ * worth of work if all started at once, so a helper that starts a delay
+ * late still finds some. UINT_MAX while either figure is unknown, or the
+ * delay was last measured over VEIL_DELAY_STALE ago (under a load that may
+ * have passed): helpers that stay running give no samples, and the next
+ * wake-up measures it again.
  */
-static unsigned int veil_helpers_worth(struct veil_io *io)
+static unsigned int veil_helpers_worth(struct veil_io *io, bool runner)
 {
 	struct veil_costs *costs = io->vc->costs;
 	enum veil_dir dir = veil_kind_dir(io->kind);
-	unsigned long delay = ewma_veil_ns_read(&costs->helper_delay);
-	unsigned long per_kib = ewma_veil_ns_read(&costs->cipher_ns_kib[dir]);
+	unsigned long delay = veil_cost_read(&costs->helper_delay);
+	unsigned long per_kib = veil_cost_read(&costs->cipher_ns_kib[dir]);
 	u64 delays;
 
 	if (!delay || !per_kib ||
@@ -118,7 +121,9 @@ static unsigned int veil_helpers_worth(struct veil_io *io)
 			       VEIL_DELAY_STALE))
 		return UINT_MAX;
 	delays = div64_ul((u64)(io->iter.bi_size / 1024) * per_kib, delay);
-	return delays ? min_t(u64, delays - 1, UINT_MAX) : 0;
+	if (runner && delays)
+		delays--;
+	return min_t(u64, delays, UINT_MAX);
 }
 
 /**
@@ -137,8 +142,8 @@ static unsigned int veil_helpers_worth(struct veil_io *io)
  * fewer CPUs), wakes fewer. The first is not held back by them: it keeps
  * the delay measured, and a delay measured on CPUs that rarely see a
  * helper would hold helpers back for good. A keystream job may wake one
- * helper whatever its size: its submitter sleeps until the device
- * completes, and nobody else makes the keystream.
+ * helper whatever its size, and more as the others: its submitter sleeps
+ * until the device completes, and nobody else makes the keystream.
  *
  * Return: the most helpers the job may wake.
  */
@@ -147,8 +152,10 @@ unsigned int veil_helpers_wanted(struct veil_io *io, bool runner)
 	unsigned int n = io->iter.bi_size / VEIL_WAKE_BYTES;
 	unsigned int cpus = num_online_cpus();
 
-	if (n > 1)
-		n = min(n, max(veil_helpers_worth(io), 1U));
+	/* Only bios that may wake two or more give cost samples. */
+	BUILD_BUG_ON(VEIL_COST_BIO_MIN != 2 * VEIL_WAKE_BYTES);
+	if (n > 1 && io->nr_chunks > 1)
+		n = min(n, max(veil_helpers_worth(io, runner), 1U));
 	if (runner)
 		return min3(n, io->nr_chunks - 1, cpus - 1);
 	return min3(max(n, 1U), io->nr_chunks, cpus);
@@ -228,7 +235,9 @@ static void veil_helper_work(struct work_struct *work)
 
 	atomic_set(&h->state, VEIL_HELPER_RUNNING);
 	atomic_dec(&vc->helpers_queued);
-	veil_stats_helper_delay(vc, ktime_get_mono_fast_ns() - h->queued_ns);
+	/* The fast clock may step back a little from one CPU to another. */
+	veil_stats_helper_delay(vc, max_t(s64, ktime_get_mono_fast_ns() -
+					       h->queued_ns, 0));
 	for (;;) {
 		/* Jobs may keep coming: let others run between chunks. */
 		while (veil_job_help(vc, h->req))

@@ -4,6 +4,9 @@
  * line for them, summed when status is read. Reads of another CPU's
  * counters are not synchronised with its updates: a status line is a
  * snapshot, exact on 64-bit machines once the device is idle.
+ * The measured costs that decide helper wake-ups (struct veil_costs) are
+ * shared, written once per large bio and per helper start, and printed
+ * with the counters.
  */
 #include <linux/percpu.h>
 #include <linux/slab.h>
@@ -13,7 +16,7 @@
 #include "veil-stats.h"
 
 /**
- * veil_stats_init() - allocate zeroed per-CPU counters
+ * veil_stats_init() - allocate zeroed per-CPU counters and measured costs
  * @vc: the target instance.
  *
  * Return: 0 or -ENOMEM.
@@ -97,9 +100,9 @@ unsigned int veil_stats_emit(struct veil_c *vc, char *result,
 	       sum.where[VEIL_IN_QUEUE], sum.where[VEIL_IN_HELPER]);
 	DMEMIT(" page_waits=%llu", sum.page_waits);
 	DMEMIT(" helper_delay_ns=%lu cipher_ns_kib_decrypt=%lu cipher_ns_kib_encrypt=%lu",
-	       ewma_veil_ns_read(&vc->costs->helper_delay),
-	       ewma_veil_ns_read(&vc->costs->cipher_ns_kib[VEIL_DECRYPT]),
-	       ewma_veil_ns_read(&vc->costs->cipher_ns_kib[VEIL_ENCRYPT]));
+	       veil_cost_read(&vc->costs->helper_delay),
+	       veil_cost_read(&vc->costs->cipher_ns_kib[VEIL_DECRYPT]),
+	       veil_cost_read(&vc->costs->cipher_ns_kib[VEIL_ENCRYPT]));
 	DMEMIT(" cpu_chunks=");
 	for_each_possible_cpu(cpu) {
 		DMEMIT("%s%d:%llu", sep, cpu, per_cpu_ptr(vc->stats, cpu)->chunks);

@@ -7,7 +7,10 @@
 
 #include <linux/average.h>
 #include <linux/jiffies.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/percpu.h>
+#include <linux/time64.h>
 #include <linux/types.h>
 
 #include "dm-veil.h"
@@ -78,27 +81,55 @@ struct veil_stats {
 	u64 aead_mask_miss;
 };
 
-/* Running averages of nanoseconds: each sample weighs 1/8. */
-DECLARE_EWMA(veil_ns, 4, 8)
+/* Running averages of nanoseconds, in 1/16 ns: each sample weighs 1/8. */
+#define VEIL_COST_PRECISION		4
+DECLARE_EWMA(veil_ns, VEIL_COST_PRECISION, 8)
+
+/*
+ * A sample above this is a CPU taken away mid-way (preempted, or a vCPU
+ * the host stopped), counted as this much: it also keeps the averages'
+ * arithmetic within 32 bits.
+ */
+#define VEIL_COST_SAMPLE_MAX		(16 * NSEC_PER_MSEC)
+
+/*
+ * Bios of at least this many bytes, cut into chunks, give a cost sample:
+ * only they may wake more than one helper (veil-helpers.c), and one
+ * sample per bio keeps the shared line off the path of small ones.
+ */
+#define VEIL_COST_BIO_MIN		(64 * 1024)
 
 /**
  * struct veil_costs - what waking a helper costs and what it would save
  * @helper_delay: nanoseconds from a helper's queueing to its start: the
  *	time a wake-up takes, on this machine and under its present load.
  * @helper_delay_when: jiffies of the last @helper_delay sample.
- * @cipher_ns_kib: nanoseconds per KiB in the cipher loop of chunks of
- *	bios split into several, per direction.
+ * @cipher_ns_kib: nanoseconds per KiB in the cipher loop of the first
+ *	chunk of bios of VEIL_COST_BIO_MIN or more cut into chunks, per
+ *	direction.
  *
  * Shared by every CPU in a cache line of their own, written without a
  * lock by whoever has a sample: one update may undo a concurrent one,
- * which only loses a sample. Written for chunks of split bios and for
- * helpers' starts, not for every small bio.
+ * which only loses a sample. Written once per such bio and per helper
+ * start, never for small bios. 0 until the first sample; a sample is at
+ * least 1.
  */
 struct veil_costs {
 	struct ewma_veil_ns helper_delay;
 	unsigned long helper_delay_when;
 	struct ewma_veil_ns cipher_ns_kib[VEIL_NR_DIRS];
 } ____cacheline_aligned_in_smp;
+
+/* Read a running average that other CPUs may be updating. */
+static inline unsigned long veil_cost_read(struct ewma_veil_ns *avg)
+{
+	return READ_ONCE(avg->internal) >> VEIL_COST_PRECISION;
+}
+
+static inline void veil_cost_add(struct ewma_veil_ns *avg, u64 ns)
+{
+	ewma_veil_ns_add(avg, clamp_t(u64, ns, 1, VEIL_COST_SAMPLE_MAX));
+}
 
 /* Add cipher work to this CPU's counters: @bytes through it, @ns inside. */
 static inline void veil_stats_cipher(struct veil_c *vc, enum veil_dir dir,
@@ -111,16 +142,17 @@ static inline void veil_stats_cipher(struct veil_c *vc, enum veil_dir dir,
 /* A helper started @ns after it was queued. */
 static inline void veil_stats_helper_delay(struct veil_c *vc, u64 ns)
 {
-	ewma_veil_ns_add(&vc->costs->helper_delay, ns);
+	veil_cost_add(&vc->costs->helper_delay, ns);
 	WRITE_ONCE(vc->costs->helper_delay_when, jiffies);
 }
 
-/* A chunk of a split bio spent @ns in the cipher for @bytes. */
+/* A cost sample: @ns in the cipher for @bytes of a chunk. */
 static inline void veil_stats_chunk_cost(struct veil_c *vc, enum veil_dir dir,
 					 unsigned int bytes, u64 ns)
 {
-	ewma_veil_ns_add(&vc->costs->cipher_ns_kib[dir],
-			 div_u64(ns * 1024, bytes));
+	veil_cost_add(&vc->costs->cipher_ns_kib[dir],
+		      div_u64(min_t(u64, ns, VEIL_COST_SAMPLE_MAX) * 1024,
+			      bytes));
 }
 
 int veil_stats_init(struct veil_c *vc);
